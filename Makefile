@@ -1,0 +1,53 @@
+# Two commands for contributors: `make serve` and `make test`. Everything else is set up on demand.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: setup serve site test browser lint pdf bench clean
+
+setup: $(STAMP) $(NODE_STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed; set PYTHON=python3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test,docs]"
+	@touch $@
+
+# MathJax 3 comes from the npm registry at build time and is copied into the built site,
+# so math typesets with no CDN and no third-party bundle lives in the repository.
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+site: setup
+	$(BIN)/mkdocs build --strict
+
+serve: setup
+	$(BIN)/mkdocs serve --livereload
+
+# Debian's Chromium drives the browser tests (Playwright's own browser download is not used).
+browser:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "The browser tests need Chromium at $(CHROMIUM): install it (Debian: sudo apt-get install chromium) or set CHROMIUM=/path/to/chromium"; exit 1; \
+	  fi; \
+	fi
+
+lint: setup
+	$(BIN)/ruff check rope_explained tests benchmarks
+	$(BIN)/ruff format --check rope_explained tests benchmarks
+
+test: setup browser
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python benchmarks/bench_forward.py
+
+clean:
+	rm -rf site .cache

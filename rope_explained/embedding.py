@@ -1,0 +1,120 @@
+r"""The 26-letter vocabulary, the demo embedding and the tokenizer.
+
+The demo embedding of the explained-equations document is
+
+.. math:: E[t]_j = \tfrac12 \sin\!\left(\mathrm{idx}(t)\,\tfrac{\pi}{13} + 0.1\,j\right),
+          \qquad j = 0, \ldots, d-1 .
+
+Two facts follow from the angle-sum formula
+:math:`\sin(a + 0.1j) = \cos a \,\sin 0.1j + \sin a\,\cos 0.1j`:
+
+* every row is :math:`\tfrac12(\cos a_t\, S + \sin a_t\, C)` with the fixed vectors
+  :math:`S_j = \sin 0.1j` and :math:`C_j = \cos 0.1j`, so **all embeddings lie in one
+  2-dimensional plane**, on a circle, at the angle :math:`a_t = \mathrm{idx}(t)\,\pi/13`;
+* the angle comes back to itself after 26 steps (:math:`26\pi/13 = 2\pi`), so the formula gives
+  **exactly 26 distinct vectors**: one per letter of a 26-letter vocabulary, and the 27th would
+  repeat the first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import check_head_dim
+
+#: The output vocabulary: the 26 lower-case letters, in order; ``idx(t)`` is the index here.
+VOCAB: tuple[str, ...] = tuple("abcdefghijklmnopqrstuvwxyz")
+#: The start token the model puts at position 0 (its embedding is zero).
+BOS = "<s>"
+#: Angle step between neighbouring letters on the embedding circle: pi/13.
+LETTER_STEP = np.pi / 13
+
+
+def letter_angle(token: str) -> float:
+    r"""The angle :math:`a_t = \mathrm{idx}(t)\,\pi/13` of a letter on the embedding circle.
+
+    >>> round(letter_angle("n"), 6) == round(np.pi, 6)
+    True
+    """
+    if token not in VOCAB:
+        raise ValueError(f"token {token!r} is not in the vocabulary a-z")
+    return VOCAB.index(token) * LETTER_STEP
+
+
+def embed_index(idx: np.ndarray | int, d: int) -> np.ndarray:
+    r"""The demo embedding for integer indices: :math:`\tfrac12\sin(\mathrm{idx}\,\pi/13 + 0.1j)`.
+
+    Works for any integer, which is how one sees the period: ``embed_index(26, d)`` equals
+    ``embed_index(0, d)`` to rounding.
+
+    >>> bool(np.allclose(embed_index(26, 8), embed_index(0, 8)))
+    True
+    """
+    d = check_head_dim(d)
+    idx = np.asarray(idx, dtype=np.float64)
+    j = np.arange(d, dtype=np.float64)
+    return 0.5 * np.sin(idx[..., None] * LETTER_STEP + 0.1 * j)  # (..., d)
+
+
+def embedding_matrix(d: int) -> np.ndarray:
+    r"""The matrix :math:`E` with one row per letter, shape ``(26, d)``.
+
+    >>> embedding_matrix(64).shape
+    (26, 64)
+    """
+    return embed_index(np.arange(len(VOCAB)), d)
+
+
+def plane_basis(d: int) -> np.ndarray:
+    r"""The two vectors that span every embedding: rows :math:`S_j=\sin 0.1j`, :math:`C_j=\cos 0.1j`.
+
+    :math:`E[t] = \tfrac12(\cos a_t\,S + \sin a_t\,C)`.
+
+    >>> B = plane_basis(16)
+    >>> a = letter_angle("c")
+    >>> bool(np.allclose(0.5 * (np.cos(a) * B[0] + np.sin(a) * B[1]), embedding_matrix(16)[2]))
+    True
+    """
+    d = check_head_dim(d)
+    j = np.arange(d, dtype=np.float64)
+    return np.stack([np.sin(0.1 * j), np.cos(0.1 * j)])  # (2, d)
+
+
+def plane_reader(d: int) -> np.ndarray:
+    r"""A ``(2, d)`` matrix :math:`P` with :math:`P\,E[t] = (\cos a_t, \sin a_t)`.
+
+    It reads the letter off its embedding as a point on the unit circle; the working induction
+    head and the readout are built from it.
+
+    >>> P = plane_reader(64)
+    >>> np.round(P @ embedding_matrix(64)[13], 9)  # 'n' sits at angle pi
+    array([-1.,  0.])
+    """
+    B = plane_basis(d)  # (2, d)
+    return 2.0 * np.linalg.pinv(B.T)  # (2, d): pinv(B^T) B^T = I
+
+
+def tokenize(text: str, fold_case: bool = True) -> list[str]:
+    """Split text into letter tokens, one per character.
+
+    Upper-case letters are folded to lower case when ``fold_case`` is true (the default), so
+    ``"AbC"`` reads as ``"abc"``. Anything else (spaces, digits, punctuation, accented letters)
+    is refused with a ``ValueError`` that names the character and its position.
+
+    >>> tokenize("Abc")
+    ['a', 'b', 'c']
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a str; got {type(text).__name__}")
+    if text == "":
+        raise ValueError("text is empty; give at least one letter a-z")
+    if fold_case:
+        text = "".join(ch.lower() if "A" <= ch <= "Z" else ch for ch in text)
+    for pos, ch in enumerate(text):
+        if ch not in VOCAB:
+            raise ValueError(
+                f"character {ch!r} at position {pos} is outside the vocabulary: "
+                "only the letters a-z are allowed"
+                + ("" if fold_case else " (upper case is not folded: fold_case=False)")
+            )
+    return list(text)

@@ -1,0 +1,203 @@
+r"""Chris Wendler's experiments from his notes on RoPE, and the induction benchmark.
+
+Every function is seeded and returns arrays; the figures of the research-notes pages read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import check_base, check_head_dim, check_int_range, check_positive_finite
+from .embedding import VOCAB
+from .heads import constant_key_vector
+from .model import causal_softmax, forward, make_config
+from .rope import apply_rope, frequencies, rotation_matrix
+
+
+def previous_token_experiment(
+    alphas=(1.0, 10.0, 100.0),
+    T: int = 20,
+    D: int = 768,
+    d: int = 64,
+    base: float = 10000.0,
+    seed: int = 0,
+) -> dict[float, np.ndarray]:
+    r"""Experiment 1: the previous-token head built by hand on random residual vectors.
+
+    The inputs :math:`x_1, \ldots, x_T \in \mathbb{R}^D` are standard normal except for the
+    bias coordinate :math:`x_{i,0} = 1`. :math:`W_k` sends every :math:`x` to
+    :math:`c = (1,0,1,0,\ldots)^T`; :math:`W_q = \alpha R_{\Theta,-1} W_k`; keys and queries
+    are rotated by RoPE and the pattern is :math:`\mathrm{softmax}_{n\le m}(q_m^T k_n)`.
+
+    Returns:
+        ``{alpha: A}`` with each ``A`` of shape ``(T, T)``.
+
+    >>> A = previous_token_experiment(alphas=(100.0,))[100.0]
+    >>> bool(np.all(np.diag(A, k=-1) > 0.99))
+    True
+    """
+    check_int_range("T", T, 2)
+    d = check_head_dim(d)
+    check_int_range("D", D, 1)
+    base = check_base(base)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((T, D))  # (T, D)
+    x[:, 0] = 1.0  # the constant coordinate W_k reads
+    W_k = np.zeros((d, D))
+    W_k[:, 0] = constant_key_vector(d)
+    m = np.arange(T, dtype=np.float64)
+    out = {}
+    for alpha in alphas:
+        alpha = check_positive_finite("alpha", alpha)
+        W_q = alpha * rotation_matrix(-1, d, base) @ W_k
+        k = apply_rope(x @ W_k.T, m, base)  # (T, d)
+        q = apply_rope(x @ W_q.T, m, base)  # (T, d)
+        out[alpha] = causal_softmax(q @ k.T)
+    return out
+
+
+def previous_token_scores(offsets: np.ndarray, d: int = 64, base: float = 10000.0) -> np.ndarray:
+    r"""The layer-0 score per unit :math:`\alpha` as a function of :math:`\Delta = n - m + 1`:
+    :math:`\sum_{i=0}^{d/2-1} \cos(\Delta\,\theta_i)`, which peaks at :math:`d/2` for
+    :math:`\Delta = 0`.
+
+    >>> float(previous_token_scores(np.array([0]), d=64)[0])
+    32.0
+    """
+    theta = frequencies(d, base)
+    offsets = np.asarray(offsets, dtype=np.float64)
+    return np.cos(offsets[:, None] * theta[None, :]).sum(axis=1)
+
+
+def semantic_recency(
+    T: int = 1000, d: int = 64, base: float = 10000.0, d0: int = 0, seed: int = 0
+) -> np.ndarray:
+    r"""The recency bias of a semantic head: the same vector at every position.
+
+    With :math:`x_1 = \cdots = x_T = x` and :math:`W_Q = W_K` keeping coordinates
+    :math:`d_0, \ldots, d-1` of :math:`x`, the last query's score against the key at
+    position :math:`n` is
+    :math:`\sum_{i \ge d_0/2} \cos((n-m)\theta_i)\,(x_{2i}^2 + x_{2i+1}^2)`: largest for the
+    query's own position and falling with distance, although every key carries the same content.
+
+    Returns:
+        Scores of shape ``(T,)`` of the query at position ``T-1`` against keys ``0..T-1``.
+
+    >>> s = semantic_recency(T=50, d=8)
+    >>> int(np.argmax(s))
+    49
+    """
+    check_int_range("T", T, 1)
+    d = check_head_dim(d)
+    check_int_range("d0", d0, 0, d - 2)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(d)
+    x[:d0] = 0.0  # the coordinates the head does not use
+    X = np.repeat(x[None, :], T, axis=0)  # (T, d)
+    m = np.arange(T, dtype=np.float64)
+    q = apply_rope(X[-1:], m[-1:], base)  # (1, d)
+    k = apply_rope(X, m, base)  # (T, d)
+    return (q @ k.T)[0]
+
+
+def d0_sweep_values(d: int = 64) -> tuple[int, ...]:
+    """The :math:`d_0` values of Experiment 3: ``0, d/2, d - d/4, d - d/8, d - 2``."""
+    d = check_head_dim(d)
+    return (0, d // 2, d - d // 4, d - d // 8, d - 2)
+
+
+def semantic_head_experiment(
+    d0_values=None, T: int = 1000, D: int = 768, d: int = 64, base: float = 10000.0, seed: int = 0
+) -> dict[int, np.ndarray]:
+    r"""Experiment 3: a semantic head that should match every predecessor equally well.
+
+    :math:`T` random vectors :math:`x_i \in \mathbb{R}^D` (standard normal) and a shared
+    "meaning" :math:`s \in \mathbb{R}^d`: the last vector carries :math:`s` in coordinates
+    :math:`0..d-1`, every other vector carries it in coordinates :math:`d..2d-1`.
+    :math:`W_Q = (\mathrm{diag}(0_{d_0}, 1_{d-d_0}) \mid 0)` reads the first block,
+    :math:`W_K = (0 \mid \mathrm{diag}(0_{d_0}, 1_{d-d_0}) \mid 0)` the second, so without RoPE
+    every earlier key would score :math:`\|s_{d_0:}\|^2`. RoPE turns that into
+    :math:`\sum_{i \ge d_0/2} \cos((n-m)\theta_i)(s_{2i}^2 + s_{2i+1}^2)`.
+
+    Returns:
+        ``{d0: scores}``, the last query's raw scores against keys ``0..T-2`` (its
+        predecessors), each of shape ``(T-1,)``.
+
+    >>> out = semantic_head_experiment(d0_values=(62,), T=100)
+    >>> bool(np.ptp(out[62]) / out[62].max() < 1e-3)  # the slowest pair: nearly flat
+    True
+    """
+    check_int_range("T", T, 2)
+    d = check_head_dim(d)
+    check_int_range("D", D, 2 * d)
+    if d0_values is None:
+        d0_values = d0_sweep_values(d)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((T, D))  # (T, D)
+    s = rng.standard_normal(d)
+    x[-1, :d] = s
+    x[:-1, d : 2 * d] = s
+    m = np.arange(T, dtype=np.float64)
+    out = {}
+    for d0 in d0_values:
+        d0 = check_int_range("d0", d0, 0, d - 2)
+        keep = np.r_[np.zeros(d0), np.ones(d - d0)]
+        W_Q = np.zeros((d, D))
+        W_Q[:, :d] = np.diag(keep)
+        W_K = np.zeros((d, D))
+        W_K[:, d : 2 * d] = np.diag(keep)
+        q = apply_rope(x[-1:] @ W_Q.T, m[-1:], base)  # (1, d)
+        k = apply_rope(x[:-1] @ W_K.T, m[:-1], base)  # (T-1, d)
+        out[d0] = (q @ k.T)[0]
+    return out
+
+
+@dataclass(frozen=True)
+class InductionPrompt:
+    """A prompt ``... A B ... A`` and the letter that should follow it (``B``)."""
+
+    text: str
+    answer: str
+    first: int  # position (in the text) of the first A
+
+
+def induction_prompts(
+    n: int = 1000, min_len: int = 8, max_len: int = 256, seed: int = 0
+) -> list[InductionPrompt]:
+    """Random prompts ``... A B ... A`` in which ``A`` occurs exactly twice.
+
+    Each prompt's length is uniform in ``[min_len, max_len]``; the last letter is the second
+    ``A``; the first ``A`` is at a uniform position with room for ``B`` after it; every other
+    letter is uniform over the 25 letters other than ``A`` (so they may repeat).
+
+    >>> p = induction_prompts(n=1, seed=1)[0]
+    >>> p.text[p.first] == p.text[-1] and p.text[p.first + 1] == p.answer
+    True
+    """
+    check_int_range("n", n, 1)
+    check_int_range("min_len", min_len, 3)
+    check_int_range("max_len", max_len, min_len)
+    rng = np.random.default_rng(seed)
+    prompts = []
+    for _ in range(n):
+        L = int(rng.integers(min_len, max_len + 1))
+        a = int(rng.integers(len(VOCAB)))
+        others = [i for i in range(len(VOCAB)) if i != a]
+        letters = [VOCAB[others[j]] for j in rng.integers(len(others), size=L)]
+        first = int(rng.integers(0, L - 2))  # B at first+1 <= L-2, second A at L-1
+        letters[first] = letters[-1] = VOCAB[a]
+        prompts.append(InductionPrompt("".join(letters), letters[first + 1], first))
+    return prompts
+
+
+def induction_accuracy(prompts: list[InductionPrompt], **config) -> float:
+    """Fraction of ``prompts`` for which the model's top prediction is the right ``B``.
+
+    >>> induction_accuracy(induction_prompts(n=20, max_len=32))
+    1.0
+    """
+    make_config(**config)  # refuse bad settings before the loop
+    hits = sum(forward(p.text, **config).prediction == p.answer for p in prompts)
+    return hits / len(prompts)

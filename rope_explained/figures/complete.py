@@ -1,0 +1,3 @@
+"""Figures of the complete page."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Figures of the embedding page."""
+
+from __future__ import annotations

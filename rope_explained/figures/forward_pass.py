@@ -1,0 +1,3 @@
+"""Figures of the forward_pass page."""
+
+from __future__ import annotations

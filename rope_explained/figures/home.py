@@ -1,0 +1,3 @@
+"""Figures of the home page."""
+
+from __future__ import annotations

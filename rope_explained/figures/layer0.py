@@ -1,0 +1,3 @@
+"""Figures of the layer0 page."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Figures of the notes page."""
+
+from __future__ import annotations

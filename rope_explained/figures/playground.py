@@ -1,0 +1,3 @@
+"""Figures of the playground page."""
+
+from __future__ import annotations

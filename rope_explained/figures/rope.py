@@ -1,0 +1,3 @@
+"""Figures of the rope page."""
+
+from __future__ import annotations

@@ -1,0 +1,147 @@
+r"""Weights of the hand-built heads, written down rather than learned.
+
+The residual stream :math:`h \in \mathbb{R}^D` is cut into named slots
+(see :class:`Slots`):
+
+====================  ===================================================================
+``h[0]``              the constant bias coordinate, always 1 (what :math:`W_k x = c`
+                      "for all x" needs: a linear map sends every input to the same
+                      non-zero vector only if the inputs share a constant coordinate)
+``h[tok]``            the current letter's embedding :math:`E[t_m]` (``d`` coordinates)
+``h[prev]``           written by layer 0: the previous letter's embedding
+``h[out]``            written by layer 1: the letter the induction head copied
+the rest              zero: room the model does not use
+====================  ===================================================================
+
+Layer 0 is the previous-token head of Wendler's notes. Layer 1 comes in two variants:
+
+``"induction"`` (the default, the one that works)
+    The query reads the current letter, the key reads the previous letter, both through the
+    2-dimensional plane that holds every embedding, and both are placed in the **slowest**
+    RoPE pair of the head, where position turns them least. The score is
+    :math:`\beta\cos(a_{t_m} - a_{t_{n-1}} + (m-n)\theta_{d/2-1})`: largest where the key's
+    previous letter is the query's letter. This is a rank-2 bilinear form; rank 2 is the
+    least that can rank keys differently for different queries.
+
+``"rank1"`` (the explained-equations document's construction)
+    :math:`W_q^{(1)} = u_q v_q^T`, :math:`W_k^{(1)} = u_k v_k^T`. The score factors as
+    :math:`(u_q^T R u_k)(v_q^T h_m)(v_k^T h_n)`: one number for the query times one number for
+    the key. Every query with a positive scalar ranks the keys in the same order (and every
+    query with a negative scalar in the reverse order), so the head cannot look for "the
+    letter I am": it attends to the key with the most extreme scalar whatever the query
+    letter. Its induction accuracy is therefore near chance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .embedding import VOCAB, letter_angle, plane_reader
+from .rope import rotation_matrix
+
+HEADS = ("induction", "rank1")
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Index ranges of the residual stream's slots for head dimension ``d``."""
+
+    d: int
+
+    @property
+    def bias(self) -> int:
+        return 0
+
+    @property
+    def tok(self) -> slice:
+        return slice(1, 1 + self.d)
+
+    @property
+    def prev(self) -> slice:
+        return slice(1 + self.d, 1 + 2 * self.d)
+
+    @property
+    def out(self) -> slice:
+        return slice(1 + 2 * self.d, 1 + 3 * self.d)
+
+
+def constant_key_vector(d: int) -> np.ndarray:
+    r"""The layer-0 key before rotation, :math:`c = (1, 0, 1, 0, \ldots, 1, 0)^T`."""
+    c = np.zeros(d)
+    c[0::2] = 1.0
+    return c
+
+
+def previous_token_weights(d: int, D: int, base: float, alpha: float, offset: int) -> dict:
+    r"""Layer 0: :math:`W_k x = c` for all :math:`x`, :math:`W_q = \alpha R_{\Theta,-\mathrm{offset}} W_k`.
+
+    :math:`W_k` reads only the bias coordinate: column 0 is :math:`c`, every other column is
+    zero, so :math:`W_k h = h_0\, c = c`. The value map reads the ``tok`` slot and the output
+    map writes it into the ``prev`` slot.
+
+    Returns a dict with ``W_k`` and ``W_q`` (``(d, D)``), ``W_v`` (``(d, D)``) and ``W_o``
+    (``(D, d)``).
+    """
+    s = Slots(d)
+    W_k = np.zeros((d, D))
+    W_k[:, s.bias] = constant_key_vector(d)
+    W_q = alpha * rotation_matrix(-offset, d, base) @ W_k
+    W_v = np.zeros((d, D))
+    W_v[:, s.tok] = np.eye(d)
+    W_o = np.zeros((D, d))
+    W_o[s.prev, :] = np.eye(d)
+    return {"W_k": W_k, "W_q": W_q, "W_v": W_v, "W_o": W_o}
+
+
+def induction_weights(d: int, D: int, beta: float, head: str = "induction") -> dict:
+    r"""Layer 1 weights for ``head`` in ``("induction", "rank1")`` (see the module docstring).
+
+    Both variants put their query and key in the slowest RoPE pair, coordinates
+    ``(d-2, d-1)``; the value map reads the ``tok`` slot and the output map writes it into
+    the ``out`` slot.
+    """
+    if head not in HEADS:
+        raise ValueError(f"unknown head {head!r}; allowed: {', '.join(HEADS)}")
+    s = Slots(d)
+    P = plane_reader(d)  # (2, d): E[t] -> (cos a_t, sin a_t)
+    slow = slice(d - 2, d)  # the slowest-turning RoPE pair
+    W_q = np.zeros((d, D))
+    W_k = np.zeros((d, D))
+    if head == "induction":
+        W_q[slow, s.tok] = beta * P  # q_pre = beta (cos a_m, sin a_m)
+        W_k[slow, s.prev] = P  # k_pre = (cos a_{n-1}, sin a_{n-1})
+    else:
+        u = np.zeros(d)
+        u[d - 2] = 1.0  # u_q = u_k: first coordinate of the slowest pair
+        v = np.zeros(D)
+        v_q, v_k = v.copy(), v.copy()
+        v_q[s.tok] = P[0]  # v_q^T h_m = cos a_m: one number for the current letter
+        v_k[s.prev] = P[0]  # v_k^T h_n = cos a_{n-1}: one number for the previous letter
+        W_q = beta * np.outer(u, v_q)  # rank 1
+        W_k = np.outer(u, v_k)  # rank 1
+    W_v = np.zeros((d, D))
+    W_v[:, s.tok] = np.eye(d)
+    W_o = np.zeros((D, d))
+    W_o[s.out, :] = np.eye(d)
+    return {"W_k": W_k, "W_q": W_q, "W_v": W_v, "W_o": W_o}
+
+
+def readout_weights(d: int, D: int, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""The unembedding: :math:`\mathrm{logits}_v = \gamma\,(\cos a_v, \sin a_v)\cdot P\,h[\mathrm{out}]`.
+
+    For a copied letter :math:`B` the logit of letter :math:`v` is
+    :math:`\gamma\cos(a_v - a_B)`: largest for :math:`B`, smaller for letters further round the
+    circle. :math:`b_\mathrm{out} = 0`: no letter is preferred without context.
+
+    Returns ``(W_out, b_out)`` of shapes ``(26, D)`` and ``(26,)``.
+    """
+    s = Slots(d)
+    P = plane_reader(d)
+    angles = np.array([letter_angle(t) for t in VOCAB])
+    U = np.stack([np.cos(angles), np.sin(angles)], axis=1)  # (26, 2)
+    W_out = np.zeros((len(VOCAB), D))
+    W_out[:, s.out] = gamma * U @ P
+    b_out = np.zeros(len(VOCAB))
+    return W_out, b_out

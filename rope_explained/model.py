@@ -1,0 +1,245 @@
+r"""The two-layer RoPE transformer and its forward pass.
+
+One path from text to prediction, each line an equation of the site:
+
+.. math::
+    h^{(0)}_m &= [1;\; E[t_m];\; 0;\; 0] \\
+    k^{(0)}_n &= R_{\Theta,n} W_k h^{(0)}_n = R_{\Theta,n}\,c, \qquad
+    q^{(0)}_m = R_{\Theta,m} W_q h^{(0)}_m = \alpha R_{\Theta,m-1}\,c \\
+    A^{(0)}_{m,n} &= \mathrm{softmax}_{n \le m}\big(q^{(0)T}_m k^{(0)}_n\big), \qquad
+    o^{(0)}_m = \sum_n A^{(0)}_{m,n}\, V^{(0)} h^{(0)}_n, \qquad h^{(1)} = h^{(0)} + o^{(0)} \\
+    A^{(1)}_{m,n} &= \mathrm{softmax}_{n \le m}\big(q^{(1)T}_m k^{(1)}_n\big), \qquad
+    o^{(1)}_m = \sum_n A^{(1)}_{m,n}\, V^{(1)} h^{(1)}_n, \qquad h^{(2)} = h^{(1)} + o^{(1)} \\
+    \mathrm{logits}_m &= W_\mathrm{out} h^{(2)}_m + b_\mathrm{out}, \qquad
+    P(\cdot \mid t_{\le m}) = \mathrm{softmax}(\mathrm{logits}_m)
+
+Scores are used as the document writes them, without the :math:`1/\sqrt{d}` of trained models
+(the sharpness lives in :math:`\alpha` and :math:`\beta`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._checks import check_base, check_head_dim, check_int_range, check_positive_finite
+from .embedding import BOS, VOCAB, embedding_matrix, tokenize
+from .heads import HEADS, Slots, induction_weights, previous_token_weights, readout_weights
+from .rope import apply_rope
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings of the model; the defaults are the ones every page of the site uses."""
+
+    d: int = 64  # head dimension; also the width of each residual slot (the document's d)
+    D: int = 256  # residual-stream width; needs D >= 3d + 1 (bias, tok, prev, out)
+    base: float = 10000.0  # RoPE frequency base, as in RoFormer
+    alpha: float = 10.0  # sharpness of the previous-token head: W_q = alpha R_{-offset} W_k
+    offset: int = 1  # how far back layer 0 looks (1: the previous token)
+    head: str = "induction"  # layer-1 head: "induction" (works) or "rank1" (the document's)
+    beta: float = 1000.0  # sharpness of the layer-1 head (scales its queries)
+    gamma: float = 100.0  # sharpness of the readout: logit of letter v is gamma cos(a_v - a_B)
+    bos: bool = True  # put the start token <s> (zero embedding) at position 0
+
+    def __post_init__(self) -> None:
+        check_head_dim(self.d)
+        check_int_range("D", self.D, 3 * self.d + 1)
+        check_base(self.base)
+        check_positive_finite("alpha", self.alpha)
+        check_int_range("offset", self.offset, 0)
+        if self.head not in HEADS:
+            raise ValueError(f"unknown head {self.head!r}; allowed: {', '.join(HEADS)}")
+        check_positive_finite("beta", self.beta)
+        check_positive_finite("gamma", self.gamma)
+        if not isinstance(self.bos, bool):
+            raise ValueError(f"bos must be True or False; got {self.bos!r}")
+
+
+def make_config(**config) -> Config:
+    """A :class:`Config` from keyword settings, refusing unknown names with a ``ValueError``."""
+    known = {f.name for f in dataclasses.fields(Config)}
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise ValueError(f"unknown setting(s) {unknown}; allowed: {sorted(known)}")
+    return Config(**config)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Every intermediate of one forward pass, named after the equations.
+
+    ``T`` is the number of positions (letters, plus the start token when ``config.bos``),
+    ``D`` the residual width, ``d`` the head dimension, ``V = 26``.
+
+    ====================  ========  ================================================
+    name                  shape     equation
+    ====================  ========  ================================================
+    ``tokens``            T         the tokens, ``"<s>"`` first when ``config.bos``
+    ``positions``         (T,)      m = 0, 1, ..., T-1
+    ``h0``                (T, D)    h^(0)_m = [1; E[t_m]; 0; 0]
+    ``k0``, ``q0``        (T, d)    k^(0)_n = R_n W_k h_n, q^(0)_m = R_m W_q h_m
+    ``scores0``           (T, T)    q^(0)T_m k^(0)_n for every pair (no mask)
+    ``A0``                (T, T)    causal softmax of scores0 over n <= m
+    ``v0``                (T, d)    V^(0) h^(0)_n (before the output map)
+    ``o0``                (T, D)    o^(0)_m = sum_n A0[m, n] W_o v0[n]
+    ``h1``                (T, D)    h^(0) + o^(0)
+    ``k1``, ``q1``        (T, d)    layer-1 keys and queries, after RoPE
+    ``scores1``, ``A1``   (T, T)    layer-1 scores and pattern
+    ``v1``, ``o1``        (T, d/D)  layer-1 values and output
+    ``h2``                (T, D)    h^(1) + o^(1)
+    ``logits``            (T, V)    W_out h^(2) + b_out
+    ``probs``             (T, V)    softmax of logits: P(next letter | t_<=m)
+    ====================  ========  ================================================
+    """
+
+    config: Config
+    tokens: list[str]
+    vocab: list[str]
+    positions: np.ndarray
+    weights: dict = field(repr=False)
+    h0: np.ndarray = field(repr=False)
+    k0: np.ndarray = field(repr=False)
+    q0: np.ndarray = field(repr=False)
+    scores0: np.ndarray = field(repr=False)
+    A0: np.ndarray = field(repr=False)
+    v0: np.ndarray = field(repr=False)
+    o0: np.ndarray = field(repr=False)
+    h1: np.ndarray = field(repr=False)
+    k1: np.ndarray = field(repr=False)
+    q1: np.ndarray = field(repr=False)
+    scores1: np.ndarray = field(repr=False)
+    A1: np.ndarray = field(repr=False)
+    v1: np.ndarray = field(repr=False)
+    o1: np.ndarray = field(repr=False)
+    h2: np.ndarray = field(repr=False)
+    logits: np.ndarray = field(repr=False)
+    probs: np.ndarray = field(repr=False)
+
+    @property
+    def attention(self) -> tuple[np.ndarray, np.ndarray]:
+        """The two attention patterns, layer 0 first, each ``(T, T)``."""
+        return (self.A0, self.A1)
+
+    @property
+    def mask(self) -> np.ndarray:
+        """The causal mask, ``(T, T)``: True where key n may be seen by query m (n <= m)."""
+        T = len(self.tokens)
+        return np.tril(np.ones((T, T), dtype=bool))
+
+    @property
+    def slots(self) -> Slots:
+        """The residual stream's slots (bias, tok, prev, out)."""
+        return Slots(self.config.d)
+
+    @property
+    def prediction(self) -> str:
+        """The most probable next letter after the last position."""
+        return self.vocab[int(np.argmax(self.probs[-1]))]
+
+
+def causal_softmax(scores: np.ndarray) -> np.ndarray:
+    r""":math:`A_{m,n} = e^{s_{m,n}} / \sum_{n' \le m} e^{s_{m,n'}}` for :math:`n \le m`, else 0.
+
+    Stable for any finite scores: each row is shifted by its largest visible score first.
+
+    >>> causal_softmax(np.zeros((3, 3)))[2]
+    array([0.33333333, 0.33333333, 0.33333333])
+    """
+    T = scores.shape[-1]
+    visible = np.tril(np.ones((T, T), dtype=bool))
+    s = np.where(visible, scores, -np.inf)
+    s = s - s.max(axis=-1, keepdims=True)  # the diagonal is always visible: max is finite
+    e = np.exp(s)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis, shifted by the maximum for stability."""
+    z = logits - logits.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def build_weights(config: Config) -> dict:
+    """All weights of the model for ``config``: layer 0, layer 1 and the readout."""
+    c = config
+    W_out, b_out = readout_weights(c.d, c.D, c.gamma)
+    return {
+        "layer0": previous_token_weights(c.d, c.D, c.base, c.alpha, c.offset),
+        "layer1": induction_weights(c.d, c.D, c.beta, c.head),
+        "W_out": W_out,
+        "b_out": b_out,
+    }
+
+
+def embed(tokens: list[str], config: Config) -> np.ndarray:
+    r"""The initial residual stream :math:`h^{(0)}`, shape ``(T, D)``: bias 1, then :math:`E[t]`."""
+    s = Slots(config.d)
+    E = embedding_matrix(config.d)  # (26, d)
+    h = np.zeros((len(tokens), config.D))  # (T, D)
+    h[:, s.bias] = 1.0
+    for m, t in enumerate(tokens):
+        if t != BOS:
+            h[m, s.tok] = E[VOCAB.index(t)]
+    return h
+
+
+def forward(text: str, **config) -> Trace:
+    r"""Run the two-layer RoPE transformer on ``text`` and return its :class:`Trace`.
+
+    ``text`` is a string of the letters a-z (upper case is folded to lower case); ``config``
+    overrides the :class:`Config` defaults (``alpha``, ``base``, ``d``, ``D``, ``head``,
+    ``offset``, ``beta``, ``gamma``, ``bos``).
+
+    >>> trace = forward("abcab")
+    >>> trace.tokens
+    ['<s>', 'a', 'b', 'c', 'a', 'b']
+    >>> trace.prediction  # "...ab" continues as it did before: "c"
+    'c'
+    """
+    cfg = make_config(**config)
+    tokens = ([BOS] if cfg.bos else []) + tokenize(text)
+    T = len(tokens)
+    m = np.arange(T, dtype=np.float64)  # positions (T,)
+    W = build_weights(cfg)
+    L0, L1 = W["layer0"], W["layer1"]
+
+    h0 = embed(tokens, cfg)  # (T, D)
+    # Layer 0: previous-token head
+    k0 = apply_rope(h0 @ L0["W_k"].T, m, cfg.base)  # (T, d)  k_n = R_n W_k h_n = R_n c
+    q0 = apply_rope(h0 @ L0["W_q"].T, m, cfg.base)  # (T, d)  q_m = alpha R_{m-1} c
+    scores0 = q0 @ k0.T  # (T, T)  q_m^T k_n
+    A0 = causal_softmax(scores0)  # (T, T)
+    v0 = h0 @ L0["W_v"].T  # (T, d)
+    o0 = (A0 @ v0) @ L0["W_o"].T  # (T, D)  o_m = sum_n A_mn V h_n
+    h1 = h0 + o0  # (T, D)  residual add
+    # Layer 1: induction head (or the rank-1 construction)
+    k1 = apply_rope(h1 @ L1["W_k"].T, m, cfg.base)  # (T, d)
+    q1 = apply_rope(h1 @ L1["W_q"].T, m, cfg.base)  # (T, d)
+    scores1 = q1 @ k1.T  # (T, T)
+    A1 = causal_softmax(scores1)  # (T, T)
+    v1 = h1 @ L1["W_v"].T  # (T, d)
+    o1 = (A1 @ v1) @ L1["W_o"].T  # (T, D)
+    h2 = h1 + o1  # (T, D)  residual add
+    # Readout
+    logits = h2 @ W["W_out"].T + W["b_out"]  # (T, V)
+    probs = softmax(logits)  # (T, V)
+
+    return Trace(
+        config=cfg, tokens=tokens, vocab=list(VOCAB), positions=m, weights=W,
+        h0=h0, k0=k0, q0=q0, scores0=scores0, A0=A0, v0=v0, o0=o0, h1=h1,
+        k1=k1, q1=q1, scores1=scores1, A1=A1, v1=v1, o1=o1, h2=h2,
+        logits=logits, probs=probs,
+    )  # fmt: skip
+
+
+def predict_next(text: str, **config) -> str:
+    """The model's most probable next letter after ``text`` (a one-letter str).
+
+    >>> predict_next("qxzqx")
+    'z'
+    """
+    return forward(text, **config).prediction
