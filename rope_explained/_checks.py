@@ -39,9 +39,12 @@ def check_positive_finite(name: str, value: object) -> float:
 def check_int_range(name: str, value: object, lo: int, hi: int | None = None) -> int:
     """An integer in ``[lo, hi]`` (``hi`` None: no upper bound)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi if hi is not None else 'inf'}]; "
-                         f"got {value!r}")
+        raise ValueError(
+            f"{name} must be an integer in [{lo}, {hi if hi is not None else 'inf'}]; got {value!r}"
+        )
     value = int(value)
     if value < lo or (hi is not None and value > hi):
-        raise ValueError(f"{name} must be in [{lo}, {hi if hi is not None else 'inf'}]; got {value}")
+        raise ValueError(
+            f"{name} must be in [{lo}, {hi if hi is not None else 'inf'}]; got {value}"
+        )
     return value

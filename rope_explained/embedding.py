@@ -2,16 +2,18 @@ r"""The 26-letter vocabulary, the demo embedding and the tokenizer.
 
 The demo embedding of the explained-equations document is
 
-.. math:: E[t]_j = \tfrac12 \sin\!\left(\mathrm{idx}(t)\,\tfrac{\pi}{13} + 0.1\,j\right),
-          \qquad j = 0, \ldots, d-1 .
+$$
+E[t]_j = \tfrac12 \sin\!\left(\mathrm{idx}(t)\,\tfrac{\pi}{13} + 0.1\,j\right),
+\qquad j = 0, \ldots, d-1 .
+$$
 
 Two facts follow from the angle-sum formula
-:math:`\sin(a + 0.1j) = \cos a \,\sin 0.1j + \sin a\,\cos 0.1j`:
+\(\sin(a + 0.1j) = \cos a \,\sin 0.1j + \sin a\,\cos 0.1j\):
 
-* every row is :math:`\tfrac12(\cos a_t\, S + \sin a_t\, C)` with the fixed vectors
-  :math:`S_j = \sin 0.1j` and :math:`C_j = \cos 0.1j`, so **all embeddings lie in one
-  2-dimensional plane**, on a circle, at the angle :math:`a_t = \mathrm{idx}(t)\,\pi/13`;
-* the angle comes back to itself after 26 steps (:math:`26\pi/13 = 2\pi`), so the formula gives
+* every row is \(\tfrac12(\cos a_t\, S + \sin a_t\, C)\) with the fixed vectors
+  \(S_j = \sin 0.1j\) and \(C_j = \cos 0.1j\), so **all embeddings lie in one
+  2-dimensional plane**, on a circle, at the angle \(a_t = \mathrm{idx}(t)\,\pi/13\);
+* the angle comes back to itself after 26 steps (\(26\pi/13 = 2\pi\)), so the formula gives
   **exactly 26 distinct vectors**: one per letter of a 26-letter vocabulary, and the 27th would
   repeat the first.
 """
@@ -31,7 +33,7 @@ LETTER_STEP = np.pi / 13
 
 
 def letter_angle(token: str) -> float:
-    r"""The angle :math:`a_t = \mathrm{idx}(t)\,\pi/13` of a letter on the embedding circle.
+    r"""The angle \(a_t = \mathrm{idx}(t)\,\pi/13\) of a letter on the embedding circle.
 
     >>> round(letter_angle("n"), 6) == round(np.pi, 6)
     True
@@ -42,7 +44,7 @@ def letter_angle(token: str) -> float:
 
 
 def embed_index(idx: np.ndarray | int, d: int) -> np.ndarray:
-    r"""The demo embedding for integer indices: :math:`\tfrac12\sin(\mathrm{idx}\,\pi/13 + 0.1j)`.
+    r"""The demo embedding for integer indices: \(\tfrac12\sin(\mathrm{idx}\,\pi/13 + 0.1j)\).
 
     Works for any integer, which is how one sees the period: ``embed_index(26, d)`` equals
     ``embed_index(0, d)`` to rounding.
@@ -57,7 +59,7 @@ def embed_index(idx: np.ndarray | int, d: int) -> np.ndarray:
 
 
 def embedding_matrix(d: int) -> np.ndarray:
-    r"""The matrix :math:`E` with one row per letter, shape ``(26, d)``.
+    r"""The matrix \(E\) with one row per letter, shape ``(26, d)``.
 
     >>> embedding_matrix(64).shape
     (26, 64)
@@ -66,9 +68,9 @@ def embedding_matrix(d: int) -> np.ndarray:
 
 
 def plane_basis(d: int) -> np.ndarray:
-    r"""The two vectors that span every embedding: rows :math:`S_j=\sin 0.1j`, :math:`C_j=\cos 0.1j`.
+    r"""The two vectors that span every embedding: rows \(S_j=\sin 0.1j\), \(C_j=\cos 0.1j\).
 
-    :math:`E[t] = \tfrac12(\cos a_t\,S + \sin a_t\,C)`.
+    \(E[t] = \tfrac12(\cos a_t\,S + \sin a_t\,C)\).
 
     >>> B = plane_basis(16)
     >>> a = letter_angle("c")
@@ -81,7 +83,7 @@ def plane_basis(d: int) -> np.ndarray:
 
 
 def plane_reader(d: int) -> np.ndarray:
-    r"""A ``(2, d)`` matrix :math:`P` with :math:`P\,E[t] = (\cos a_t, \sin a_t)`.
+    r"""A ``(2, d)`` matrix \(P\) with \(P\,E[t] = (\cos a_t, \sin a_t)\).
 
     It reads the letter off its embedding as a point on the unit circle; the working induction
     head and the readout are built from it.

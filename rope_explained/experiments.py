@@ -5,6 +5,7 @@ Every function is seeded and returns arrays; the figures of the research-notes p
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,10 +27,10 @@ def previous_token_experiment(
 ) -> dict[float, np.ndarray]:
     r"""Experiment 1: the previous-token head built by hand on random residual vectors.
 
-    The inputs :math:`x_1, \ldots, x_T \in \mathbb{R}^D` are standard normal except for the
-    bias coordinate :math:`x_{i,0} = 1`. :math:`W_k` sends every :math:`x` to
-    :math:`c = (1,0,1,0,\ldots)^T`; :math:`W_q = \alpha R_{\Theta,-1} W_k`; keys and queries
-    are rotated by RoPE and the pattern is :math:`\mathrm{softmax}_{n\le m}(q_m^T k_n)`.
+    The inputs \(x_1, \ldots, x_T \in \mathbb{R}^D\) are standard normal except for the
+    bias coordinate \(x_{i,0} = 1\). \(W_k\) sends every \(x\) to
+    \(c = (1,0,1,0,\ldots)^T\); \(W_q = \alpha R_{\Theta,-1} W_k\); keys and queries
+    are rotated by RoPE and the pattern is \(\mathrm{softmax}_{n\le m}(q_m^T k_n)\).
 
     Returns:
         ``{alpha: A}`` with each ``A`` of shape ``(T, T)``.
@@ -59,16 +60,25 @@ def previous_token_experiment(
 
 
 def previous_token_scores(offsets: np.ndarray, d: int = 64, base: float = 10000.0) -> np.ndarray:
-    r"""The layer-0 score per unit :math:`\alpha` as a function of :math:`\Delta = n - m + 1`:
-    :math:`\sum_{i=0}^{d/2-1} \cos(\Delta\,\theta_i)`, which peaks at :math:`d/2` for
-    :math:`\Delta = 0`.
+    r"""The layer-0 score per unit \(\alpha\) as a function of \(\Delta = n - m + 1\):
+    \(\sum_{i=0}^{d/2-1} \cos(\Delta\,\theta_i)\), which peaks at \(d/2\) for
+    \(\Delta = 0\).
 
     >>> float(previous_token_scores(np.array([0]), d=64)[0])
     32.0
     """
     theta = frequencies(d, base)
-    offsets = np.asarray(offsets, dtype=np.float64)
+    offsets = _check_offsets(offsets)
     return np.cos(offsets[:, None] * theta[None, :]).sum(axis=1)
+
+
+def _check_offsets(offsets) -> np.ndarray:
+    offsets = np.asarray(offsets, dtype=np.float64)
+    if offsets.ndim != 1 or not np.all(np.isfinite(offsets)):
+        raise ValueError(
+            f"offsets must be a 1-D array of finite numbers; got shape {offsets.shape}"
+        )
+    return offsets
 
 
 def semantic_recency(
@@ -76,10 +86,10 @@ def semantic_recency(
 ) -> np.ndarray:
     r"""The recency bias of a semantic head: the same vector at every position.
 
-    With :math:`x_1 = \cdots = x_T = x` and :math:`W_Q = W_K` keeping coordinates
-    :math:`d_0, \ldots, d-1` of :math:`x`, the last query's score against the key at
-    position :math:`n` is
-    :math:`\sum_{i \ge d_0/2} \cos((n-m)\theta_i)\,(x_{2i}^2 + x_{2i+1}^2)`: largest for the
+    With \(x_1 = \cdots = x_T = x\) and \(W_Q = W_K\) keeping coordinates
+    \(d_0, \ldots, d-1\) of \(x\), the last query's score against the key at
+    position \(n\) is
+    \(\sum_{i \ge d_0/2} \cos((n-m)\theta_i)\,(x_{2i}^2 + x_{2i+1}^2)\): largest for the
     query's own position and falling with distance, although every key carries the same content.
 
     Returns:
@@ -102,10 +112,86 @@ def semantic_recency(
     return (q @ k.T)[0]
 
 
-def d0_sweep_values(d: int = 64) -> tuple[int, ...]:
-    """The :math:`d_0` values of Experiment 3: ``0, d/2, d - d/4, d - d/8, d - 2``."""
+def semantic_offset_scores(
+    offsets, d: int = 64, base: float = 10000.0, d0: int = 0, seed: int = 0
+) -> np.ndarray:
+    r"""The score \(x'^T R_{\Theta,\Delta}\, x'\) of the vector of :func:`semantic_recency`
+    against itself at each relative offset \(\Delta = n - m\).
+
+    The query sits at position 0 and the keys at positions ``offsets``, all rotated by RoPE,
+    so the result is
+
+    $$
+    \sum_{i \ge d_0/2} \cos(\Delta\,\theta_i)\,(x_{2i}^2 + x_{2i+1}^2),
+    $$
+
+    even in \(\Delta\) and largest at \(\Delta = 0\). With the same ``seed``, ``d`` and
+    ``d0``, ``semantic_recency(T)[n]`` equals ``semantic_offset_scores([n - (T-1)])[0]``.
+
+    Args:
+        offsets: 1-D array of finite relative positions \(n - m\).
+        d: head dimension, even and at least 2.
+        base: frequency base, greater than 1.
+        d0: the number of leading coordinates the head ignores, in ``[0, d-2]``.
+        seed: seed of the random content vector.
+
+    Returns:
+        Array of the shape of ``offsets``.
+
+    >>> s = semantic_offset_scores(np.array([-5.0, 0.0, 5.0]), d=8)
+    >>> bool(np.isclose(s[0], s[2]) and s[1] > s[0])
+    True
+    """
     d = check_head_dim(d)
+    check_int_range("d0", d0, 0, d - 2)
+    offsets = _check_offsets(offsets)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(d)  # the same draw as semantic_recency
+    x[:d0] = 0.0
+    q = apply_rope(x[None, :], [0.0], base)  # (1, d): the query at position 0
+    k = apply_rope(np.repeat(x[None, :], offsets.size, axis=0), offsets, base)  # (n, d)
+    return (q @ k.T)[0]
+
+
+def d0_sweep_values(d: int = 64) -> tuple[int, ...]:
+    r"""The \(d_0\) values of Experiment 3: ``0, d/2, d - d/4, d - d/8, d - 2``.
+
+    ``d`` must be a multiple of 16 and at least 32, so that the five values are distinct,
+    even (no RoPE pair is cut in half) and at most ``d - 2``.
+
+    >>> d0_sweep_values(64)
+    (0, 32, 48, 56, 62)
+    """
+    d = check_head_dim(d)
+    if d < 32 or d % 16:
+        raise ValueError(f"d must be a multiple of 16 and >= 32 for the d0 sweep; got {d}")
     return (0, d // 2, d - d // 4, d - d // 8, d - 2)
+
+
+def semantic_head_inputs(
+    T: int = 1000, D: int = 768, d: int = 64, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The inputs of Experiment 3: \(T\) random vectors and the shared "meaning" \(s\).
+
+    Every \(x_i \in \mathbb{R}^D\) is standard normal; then the last vector gets \(s\) in
+    coordinates ``0..d-1`` and every other vector gets \(s\) in coordinates ``d..2d-1``.
+
+    Returns:
+        ``(x, s)`` of shapes ``(T, D)`` and ``(d,)``.
+
+    >>> x, s = semantic_head_inputs(T=3, D=8, d=2)
+    >>> bool(np.all(x[-1, :2] == s) and np.all(x[:-1, 2:4] == s))
+    True
+    """
+    check_int_range("T", T, 2)
+    d = check_head_dim(d)
+    check_int_range("D", D, 2 * d)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((T, D))  # (T, D)
+    s = rng.standard_normal(d)
+    x[-1, :d] = s
+    x[:-1, d : 2 * d] = s
+    return x, s
 
 
 def semantic_head_experiment(
@@ -113,13 +199,13 @@ def semantic_head_experiment(
 ) -> dict[int, np.ndarray]:
     r"""Experiment 3: a semantic head that should match every predecessor equally well.
 
-    :math:`T` random vectors :math:`x_i \in \mathbb{R}^D` (standard normal) and a shared
-    "meaning" :math:`s \in \mathbb{R}^d`: the last vector carries :math:`s` in coordinates
-    :math:`0..d-1`, every other vector carries it in coordinates :math:`d..2d-1`.
-    :math:`W_Q = (\mathrm{diag}(0_{d_0}, 1_{d-d_0}) \mid 0)` reads the first block,
-    :math:`W_K = (0 \mid \mathrm{diag}(0_{d_0}, 1_{d-d_0}) \mid 0)` the second, so without RoPE
-    every earlier key would score :math:`\|s_{d_0:}\|^2`. RoPE turns that into
-    :math:`\sum_{i \ge d_0/2} \cos((n-m)\theta_i)(s_{2i}^2 + s_{2i+1}^2)`.
+    \(T\) random vectors \(x_i \in \mathbb{R}^D\) (standard normal) and a shared
+    "meaning" \(s \in \mathbb{R}^d\): the last vector carries \(s\) in coordinates
+    \(0..d-1\), every other vector carries it in coordinates \(d..2d-1\).
+    \(W_Q = (\mathrm{diag}(0_{d_0}, 1_{d-d_0}) \mid 0)\) reads the first block,
+    \(W_K = (0 \mid \mathrm{diag}(0_{d_0}, 1_{d-d_0}) \mid 0)\) the second, so without RoPE
+    every earlier key would score \(\|s_{d_0:}\|^2\). RoPE turns that into
+    \(\sum_{i \ge d_0/2} \cos((n-m)\theta_i)(s_{2i}^2 + s_{2i+1}^2)\).
 
     Returns:
         ``{d0: scores}``, the last query's raw scores against keys ``0..T-2`` (its
@@ -129,16 +215,9 @@ def semantic_head_experiment(
     >>> bool(np.ptp(out[62]) / out[62].max() < 1e-3)  # the slowest pair: nearly flat
     True
     """
-    check_int_range("T", T, 2)
-    d = check_head_dim(d)
-    check_int_range("D", D, 2 * d)
+    x, _ = semantic_head_inputs(T, D, d, seed)
     if d0_values is None:
         d0_values = d0_sweep_values(d)
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((T, D))  # (T, D)
-    s = rng.standard_normal(d)
-    x[-1, :d] = s
-    x[:-1, d : 2 * d] = s
     m = np.arange(T, dtype=np.float64)
     out = {}
     for d0 in d0_values:
@@ -152,6 +231,70 @@ def semantic_head_experiment(
         k = apply_rope(x[:-1] @ W_K.T, m[:-1], base)  # (T-1, d)
         out[d0] = (q @ k.T)[0]
     return out
+
+
+def _check_min_cos(min_cos: object) -> float:
+    if isinstance(min_cos, bool) or not isinstance(min_cos, numbers.Real):
+        raise ValueError(f"min_cos must be a number in (-1, 1); got {min_cos!r}")
+    value = float(min_cos)
+    if not -1.0 < value < 1.0:
+        raise ValueError(f"min_cos must be a number in (-1, 1); got {min_cos!r}")
+    return value
+
+
+def pair_horizons(d: int = 64, base: float = 10000.0, min_cos: float = 0.9) -> np.ndarray:
+    r"""For each RoPE pair, how far apart query and key may be before position shows.
+
+    A semantic head that uses pair \(i\) sees its content score multiplied by
+    \(\cos(\Delta\,\theta_i)\) at distance \(\Delta\). That factor stays at least
+    ``min_cos`` for every \(0 \le \Delta \le L_i\) with
+
+    $$
+    L_i = \frac{\arccos(c_\min)}{\theta_i}, \qquad c_\min = \texttt{min\_cos}.
+    $$
+
+    Args:
+        d: head dimension, even and at least 2.
+        base: frequency base, greater than 1.
+        min_cos: the tolerance \(c_\min\), a number in ``(-1, 1)``; 0.9 allows a 10 % drift.
+
+    Returns:
+        Array of shape ``(d/2,)``: \(L_i\) in tokens, growing with ``i``.
+
+    >>> np.round(pair_horizons(d=4, base=100.0, min_cos=0.0), 2)
+    array([ 1.57, 15.71])
+    """
+    min_cos = _check_min_cos(min_cos)
+    return np.arccos(min_cos) / frequencies(d, base)
+
+
+def stable_pair_count(
+    distances, d: int = 64, base: float = 10000.0, min_cos: float = 0.9
+) -> np.ndarray:
+    r"""How many RoPE pairs keep \(\cos(\Delta\,\theta_i) \ge c_\min\) for every distance
+    \(\Delta\) up to each entry of ``distances``.
+
+    Those pairs are the ones a head can use to match content over that span without
+    position getting in the way; twice the count is the number of coordinates
+    (\(d_\text{semantic}\) in Wendler's notes, for this tolerance).
+
+    Args:
+        distances: 1-D array of non-negative, finite distances in tokens.
+        d: head dimension, even and at least 2.
+        base: frequency base, greater than 1.
+        min_cos: the tolerance \(c_\min\), a number in ``(-1, 1)``.
+
+    Returns:
+        Integer array of the shape of ``distances``.
+
+    >>> stable_pair_count(np.array([100, 1000, 10000]), d=64)
+    array([13,  5,  0])
+    """
+    distances = _check_offsets(distances)
+    if np.any(distances < 0):
+        raise ValueError(f"distances must be >= 0; got minimum {distances.min()}")
+    horizons = pair_horizons(d, base, min_cos)  # (d/2,)
+    return (distances[:, None] <= horizons[None, :]).sum(axis=1)
 
 
 @dataclass(frozen=True)

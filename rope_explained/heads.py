@@ -1,13 +1,13 @@
 r"""Weights of the hand-built heads, written down rather than learned.
 
-The residual stream :math:`h \in \mathbb{R}^D` is cut into named slots
+The residual stream \(h \in \mathbb{R}^D\) is cut into named slots
 (see :class:`Slots`):
 
 ====================  ===================================================================
-``h[0]``              the constant bias coordinate, always 1 (what :math:`W_k x = c`
+``h[0]``              the constant bias coordinate, always 1 (what \(W_k x = c\)
                       "for all x" needs: a linear map sends every input to the same
                       non-zero vector only if the inputs share a constant coordinate)
-``h[tok]``            the current letter's embedding :math:`E[t_m]` (``d`` coordinates)
+``h[tok]``            the current letter's embedding \(E[t_m]\) (``d`` coordinates)
 ``h[prev]``           written by layer 0: the previous letter's embedding
 ``h[out]``            written by layer 1: the letter the induction head copied
 the rest              zero: room the model does not use
@@ -19,13 +19,13 @@ Layer 0 is the previous-token head of Wendler's notes. Layer 1 comes in two vari
     The query reads the current letter, the key reads the previous letter, both through the
     2-dimensional plane that holds every embedding, and both are placed in the **slowest**
     RoPE pair of the head, where position turns them least. The score is
-    :math:`\beta\cos(a_{t_m} - a_{t_{n-1}} + (m-n)\theta_{d/2-1})`: largest where the key's
+    \(\beta\cos(a_{t_m} - a_{t_{n-1}} + (m-n)\theta_{d/2-1})\): largest where the key's
     previous letter is the query's letter. This is a rank-2 bilinear form; rank 2 is the
     least that can rank keys differently for different queries.
 
 ``"rank1"`` (the explained-equations document's construction)
-    :math:`W_q^{(1)} = u_q v_q^T`, :math:`W_k^{(1)} = u_k v_k^T`. The score factors as
-    :math:`(u_q^T R u_k)(v_q^T h_m)(v_k^T h_n)`: one number for the query times one number for
+    \(W_q^{(1)} = u_q v_q^T\), \(W_k^{(1)} = u_k v_k^T\). The score factors as
+    \((u_q^T R u_k)(v_q^T h_m)(v_k^T h_n)\): one number for the query times one number for
     the key. Every query with a positive scalar ranks the keys in the same order (and every
     query with a negative scalar in the reverse order), so the head cannot look for "the
     letter I am": it attends to the key with the most extreme scalar whatever the query
@@ -68,17 +68,17 @@ class Slots:
 
 
 def constant_key_vector(d: int) -> np.ndarray:
-    r"""The layer-0 key before rotation, :math:`c = (1, 0, 1, 0, \ldots, 1, 0)^T`."""
+    r"""The layer-0 key before rotation, \(c = (1, 0, 1, 0, \ldots, 1, 0)^T\)."""
     c = np.zeros(d)
     c[0::2] = 1.0
     return c
 
 
 def previous_token_weights(d: int, D: int, base: float, alpha: float, offset: int) -> dict:
-    r"""Layer 0: :math:`W_k x = c` for all :math:`x`, :math:`W_q = \alpha R_{\Theta,-\mathrm{offset}} W_k`.
+    r"""Layer 0: \(W_k x = c\) for all \(x\), \(W_q = \alpha R_{\Theta,-\mathrm{offset}} W_k\).
 
-    :math:`W_k` reads only the bias coordinate: column 0 is :math:`c`, every other column is
-    zero, so :math:`W_k h = h_0\, c = c`. The value map reads the ``tok`` slot and the output
+    \(W_k\) reads only the bias coordinate: column 0 is \(c\), every other column is
+    zero, so \(W_k h = h_0\, c = c\). The value map reads the ``tok`` slot and the output
     map writes it into the ``prev`` slot.
 
     Returns a dict with ``W_k`` and ``W_q`` (``(d, D)``), ``W_v`` (``(d, D)``) and ``W_o``
@@ -129,11 +129,11 @@ def induction_weights(d: int, D: int, beta: float, head: str = "induction") -> d
 
 
 def readout_weights(d: int, D: int, gamma: float) -> tuple[np.ndarray, np.ndarray]:
-    r"""The unembedding: :math:`\mathrm{logits}_v = \gamma\,(\cos a_v, \sin a_v)\cdot P\,h[\mathrm{out}]`.
+    r"""Readout: \(\mathrm{logits}_v = \gamma\,(\cos a_v, \sin a_v)\cdot P\,h_\mathrm{out}\).
 
-    For a copied letter :math:`B` the logit of letter :math:`v` is
-    :math:`\gamma\cos(a_v - a_B)`: largest for :math:`B`, smaller for letters further round the
-    circle. :math:`b_\mathrm{out} = 0`: no letter is preferred without context.
+    For a copied letter \(B\) the logit of letter \(v\) is
+    \(\gamma\cos(a_v - a_B)\): largest for \(B\), smaller for letters further round the
+    circle. \(b_\mathrm{out} = 0\): no letter is preferred without context.
 
     Returns ``(W_out, b_out)`` of shapes ``(26, D)`` and ``(26,)``.
     """

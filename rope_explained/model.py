@@ -2,19 +2,22 @@ r"""The two-layer RoPE transformer and its forward pass.
 
 One path from text to prediction, each line an equation of the site:
 
-.. math::
-    h^{(0)}_m &= [1;\; E[t_m];\; 0;\; 0] \\
-    k^{(0)}_n &= R_{\Theta,n} W_k h^{(0)}_n = R_{\Theta,n}\,c, \qquad
-    q^{(0)}_m = R_{\Theta,m} W_q h^{(0)}_m = \alpha R_{\Theta,m-1}\,c \\
-    A^{(0)}_{m,n} &= \mathrm{softmax}_{n \le m}\big(q^{(0)T}_m k^{(0)}_n\big), \qquad
-    o^{(0)}_m = \sum_n A^{(0)}_{m,n}\, V^{(0)} h^{(0)}_n, \qquad h^{(1)} = h^{(0)} + o^{(0)} \\
-    A^{(1)}_{m,n} &= \mathrm{softmax}_{n \le m}\big(q^{(1)T}_m k^{(1)}_n\big), \qquad
-    o^{(1)}_m = \sum_n A^{(1)}_{m,n}\, V^{(1)} h^{(1)}_n, \qquad h^{(2)} = h^{(1)} + o^{(1)} \\
-    \mathrm{logits}_m &= W_\mathrm{out} h^{(2)}_m + b_\mathrm{out}, \qquad
-    P(\cdot \mid t_{\le m}) = \mathrm{softmax}(\mathrm{logits}_m)
+$$
+\begin{aligned}
+h^{(0)}_m &= [1;\; E[t_m];\; 0;\; 0] \\
+k^{(0)}_n &= R_{\Theta,n} W_k h^{(0)}_n = R_{\Theta,n}\,c, \qquad
+q^{(0)}_m = R_{\Theta,m} W_q h^{(0)}_m = \alpha R_{\Theta,m-1}\,c \\
+A^{(0)}_{m,n} &= \mathrm{softmax}_{n \le m}\big(q^{(0)T}_m k^{(0)}_n\big), \qquad
+o^{(0)}_m = \sum_n A^{(0)}_{m,n}\, V^{(0)} h^{(0)}_n, \qquad h^{(1)} = h^{(0)} + o^{(0)} \\
+A^{(1)}_{m,n} &= \mathrm{softmax}_{n \le m}\big(q^{(1)T}_m k^{(1)}_n\big), \qquad
+o^{(1)}_m = \sum_n A^{(1)}_{m,n}\, V^{(1)} h^{(1)}_n, \qquad h^{(2)} = h^{(1)} + o^{(1)} \\
+\mathrm{logits}_m &= W_\mathrm{out} h^{(2)}_m + b_\mathrm{out}, \qquad
+P(\cdot \mid t_{\le m}) = \mathrm{softmax}(\mathrm{logits}_m)
+\end{aligned}
+$$
 
-Scores are used as the document writes them, without the :math:`1/\sqrt{d}` of trained models
-(the sharpness lives in :math:`\alpha` and :math:`\beta`).
+Scores are used as the document writes them, without the \(1/\sqrt{d}\) of trained models
+(the sharpness lives in \(\alpha\) and \(\beta\)).
 """
 
 from __future__ import annotations
@@ -141,7 +144,7 @@ class Trace:
 
 
 def causal_softmax(scores: np.ndarray) -> np.ndarray:
-    r""":math:`A_{m,n} = e^{s_{m,n}} / \sum_{n' \le m} e^{s_{m,n'}}` for :math:`n \le m`, else 0.
+    r"""\(A_{m,n} = e^{s_{m,n}} / \sum_{n' \le m} e^{s_{m,n'}}\) for \(n \le m\), else 0.
 
     Stable for any finite scores: each row is shifted by its largest visible score first.
 
@@ -176,7 +179,7 @@ def build_weights(config: Config) -> dict:
 
 
 def embed(tokens: list[str], config: Config) -> np.ndarray:
-    r"""The initial residual stream :math:`h^{(0)}`, shape ``(T, D)``: bias 1, then :math:`E[t]`."""
+    r"""The initial residual stream \(h^{(0)}\), shape ``(T, D)``: bias 1, then \(E[t]\)."""
     s = Slots(config.d)
     E = embedding_matrix(config.d)  # (26, d)
     h = np.zeros((len(tokens), config.D))  # (T, D)

@@ -3,7 +3,9 @@ r"""Rotary Position Embedding: frequencies, rotation matrices and the fast path.
 Notation follows the site. A head has an even dimension ``d``; its coordinates form
 ``d/2`` pairs, pair ``i`` turning at the frequency
 
-.. math::  \theta_i = \mathrm{base}^{-2i/d}, \qquad i = 0, \ldots, d/2 - 1 .
+$$
+\theta_i = \mathrm{base}^{-2i/d}, \qquad i = 0, \ldots, d/2 - 1 .
+$$
 
 At position ``m`` pair ``i`` is turned by the angle ``m * theta_i``. Two layouts say which
 coordinates form pair ``i``:
@@ -14,6 +16,7 @@ coordinates form pair ``i``:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -26,7 +29,7 @@ SCALING_METHODS = ("linear", "ntk", "yarn")
 
 
 def frequencies(d: int, base: float = 10000.0) -> np.ndarray:
-    r"""Rotation frequencies of a RoPE head: :math:`\theta_i = \mathrm{base}^{-2i/d}`.
+    r"""Rotation frequencies of a RoPE head: \(\theta_i = \mathrm{base}^{-2i/d}\).
 
     Args:
         d: head dimension, even and at least 2.
@@ -45,14 +48,15 @@ def frequencies(d: int, base: float = 10000.0) -> np.ndarray:
 
 
 def rotation_matrix(m: float, d: int, base: float = 10000.0) -> np.ndarray:
-    r"""The block-diagonal rotation :math:`R_{\Theta,m}` (pairs ``(2i, 2i+1)``).
+    r"""The block-diagonal rotation \(R_{\Theta,m}\) (pairs ``(2i, 2i+1)``).
 
-    .. math::
-        R_{\Theta,m} = \mathrm{diag}\left(
-        \begin{bmatrix}\cos m\theta_i & -\sin m\theta_i\\
-        \sin m\theta_i & \cos m\theta_i\end{bmatrix}\right)_{i=0}^{d/2-1}
+    $$
+    R_{\Theta,m} = \mathrm{diag}\left(
+    \begin{bmatrix}\cos m\theta_i & -\sin m\theta_i\\
+    \sin m\theta_i & \cos m\theta_i\end{bmatrix}\right)_{i=0}^{d/2-1}
+    $$
 
-    ``m`` may be negative or fractional: :math:`R_{\Theta,-1}` is the "look one step back"
+    ``m`` may be negative or fractional: \(R_{\Theta,-1}\) is the "look one step back"
     rotation of the previous-token head.
 
     >>> R = rotation_matrix(1, 2, base=10000.0)
@@ -79,6 +83,30 @@ def _check_layout(layout: str) -> str:
     return layout
 
 
+@functools.lru_cache(maxsize=16)
+def _cos_sin_cached(positions: bytes, theta: bytes) -> tuple[np.ndarray, np.ndarray]:
+    angle = np.outer(np.frombuffer(positions), np.frombuffer(theta))  # (seq, d/2)
+    cos, sin = np.cos(angle), np.sin(angle)
+    cos.flags.writeable = False
+    sin.flags.writeable = False
+    return cos, sin
+
+
+def cos_sin_table(positions: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""\(\cos m\theta_i\) and \(\sin m\theta_i\) for every position and pair, shape ``(seq, d/2)``.
+
+    The tables depend only on the positions and the frequencies, so, like the rotary modules of
+    production models, the package keeps the last few in a small cache (read-only arrays).
+    ``cos_sin_table.cache_clear()`` empties it.
+    """
+    p = np.ascontiguousarray(positions, dtype=np.float64)
+    t = np.ascontiguousarray(theta, dtype=np.float64)
+    return _cos_sin_cached(p.tobytes(), t.tobytes())
+
+
+cos_sin_table.cache_clear = _cos_sin_cached.cache_clear  # type: ignore[attr-defined]
+
+
 def apply_rope(
     x: np.ndarray,
     positions: Sequence[float] | np.ndarray,
@@ -86,14 +114,15 @@ def apply_rope(
     layout: str = "interleaved",
     inv_freq: np.ndarray | None = None,
 ) -> np.ndarray:
-    r"""Rotate every vector of ``x`` by its position: :math:`x_m \mapsto R_{\Theta,m}\,x_m`.
+    r"""Rotate every vector of ``x`` by its position: \(x_m \mapsto R_{\Theta,m}\,x_m\).
 
     The fast path: two element-wise products per coordinate instead of a ``(d, d)`` matrix
     product. For pair ``i`` with coordinates ``(a, b)`` at position ``m``
 
-    .. math::
-        a' = a\cos m\theta_i - b\sin m\theta_i, \qquad
-        b' = a\sin m\theta_i + b\cos m\theta_i .
+    $$
+    a' = a\cos m\theta_i - b\sin m\theta_i, \qquad
+    b' = a\sin m\theta_i + b\cos m\theta_i .
+    $$
 
     Args:
         x: array of shape ``(..., seq, d)`` with ``d`` even.
@@ -133,8 +162,7 @@ def apply_rope(
         theta = np.asarray(inv_freq, dtype=np.float64)
         if theta.shape != (d // 2,):
             raise ValueError(f"inv_freq must have shape ({d // 2},); got {theta.shape}")
-    angle = positions[:, None] * theta[None, :]  # (seq, d/2)
-    cos, sin = np.cos(angle), np.sin(angle)
+    cos, sin = cos_sin_table(positions, theta)  # (seq, d/2) each
     if layout == "interleaved":
         a, b = x[..., 0::2], x[..., 1::2]  # (..., seq, d/2) each
     else:
@@ -152,7 +180,7 @@ def apply_rope(
 def apply_rope_matrix(
     x: np.ndarray, positions: Sequence[float] | np.ndarray, base: float = 10000.0
 ) -> np.ndarray:
-    r"""Reference path: :math:`x_m \mapsto R_{\Theta,m} x_m` with explicit matrices.
+    r"""Reference path: \(x_m \mapsto R_{\Theta,m} x_m\) with explicit matrices.
 
     Builds one ``(d, d)`` matrix per position with :func:`rotation_matrix` and multiplies.
     Slow on purpose: it is the definition that :func:`apply_rope` is checked and timed against.
@@ -171,8 +199,18 @@ def apply_rope_matrix(
             f"positions must have shape ({seq},) to match x's sequence axis; "
             f"got shape {positions.shape}"
         )
-    R = np.stack([rotation_matrix(m, d, base) for m in positions])  # (seq, d, d)
-    return np.einsum("sij,...sj->...si", R, x)
+    check_head_dim(d)
+    if not np.all(np.isfinite(positions)):
+        raise ValueError("positions must be finite")
+    angle = positions[:, None] * frequencies(d, base)[None, :]  # (seq, d/2)
+    cos, sin = np.cos(angle), np.sin(angle)
+    R = np.zeros((seq, d, d))  # one R_{Theta,m} per position, built as in rotation_matrix
+    i = np.arange(d // 2)
+    R[:, 2 * i, 2 * i] = cos
+    R[:, 2 * i, 2 * i + 1] = -sin
+    R[:, 2 * i + 1, 2 * i] = sin
+    R[:, 2 * i + 1, 2 * i + 1] = cos
+    return np.matmul(R, x[..., None])[..., 0]  # (..., seq, d): R_m @ x_m
 
 
 def scaled_frequencies(
@@ -187,17 +225,17 @@ def scaled_frequencies(
 ) -> tuple[np.ndarray, float]:
     r"""Frequencies for running a RoPE model past its trained context.
 
-    ``factor`` is the context extension :math:`s` (new length / trained length).
+    ``factor`` is the context extension \(s\) (new length / trained length).
 
-    * ``"linear"`` (Position Interpolation, Chen et al. 2023): :math:`\theta_i / s`, i.e.
-      positions squeezed by :math:`s`.
-    * ``"ntk"`` (NTK-aware, bloc97 2023): a larger base :math:`b' = b\,s^{d/(d-2)}`, so the
-      fastest pair keeps its frequency and the slowest is divided by exactly :math:`s`.
+    * ``"linear"`` (Position Interpolation, Chen et al. 2023): \(\theta_i / s\), i.e.
+      positions squeezed by \(s\).
+    * ``"ntk"`` (NTK-aware, bloc97 2023): a larger base \(b' = b\,s^{d/(d-2)}\), so the
+      fastest pair keeps its frequency and the slowest is divided by exactly \(s\).
     * ``"yarn"`` (YaRN, Peng et al. 2023): pairs that turn more than ``beta_fast`` times over
-      the trained length keep :math:`\theta_i`; pairs that turn fewer than ``beta_slow`` times
-      are interpolated to :math:`\theta_i/s`; a linear ramp in between. Attention logits are
-      multiplied by :math:`(0.1 \ln s + 1)^2`, returned here as ``attention_factor``
-      :math:`= 0.1 \ln s + 1` applied to both queries and keys.
+      the trained length keep \(\theta_i\); pairs that turn fewer than ``beta_slow`` times
+      are interpolated to \(\theta_i/s\); a linear ramp in between. Attention logits are
+      multiplied by \((0.1 \ln s + 1)^2\), returned here as ``attention_factor``
+      \(= 0.1 \ln s + 1\) applied to both queries and keys.
 
     Returns:
         ``(inv_freq, attention_factor)``: frequencies of shape ``(d/2,)`` and the factor

@@ -1,0 +1,295 @@
+"""RoPE identities, both layouts, context-extension schedules and input checks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rope_explained import (
+    apply_rope,
+    apply_rope_matrix,
+    frequencies,
+    rotation_matrix,
+    scaled_frequencies,
+)
+
+dims = st.sampled_from([2, 4, 8, 16, 64, 128])
+positions = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False, allow_infinity=False)
+bases = st.floats(min_value=1.5, max_value=1e6)
+
+
+def rand(shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+# --- frequencies and the rotation matrix ---------------------------------------------------
+
+
+@given(d=dims, base=bases)
+def test_frequencies_follow_the_schedule(d, base):
+    theta = frequencies(d, base)
+    assert theta.shape == (d // 2,)
+    assert theta[0] == 1.0
+    i = np.arange(d // 2)
+    np.testing.assert_allclose(np.log(theta), -2 * i / d * math.log(base), atol=1e-9)
+    assert np.all(np.diff(theta) < 0)  # strictly slower pair after pair
+
+
+@given(d=dims, m=positions)
+def test_rotation_matrix_is_orthogonal_block_diagonal(d, m):
+    R = rotation_matrix(m, d)
+    np.testing.assert_allclose(R.T @ R, np.eye(d), atol=1e-12)
+    assert np.linalg.det(R) == pytest.approx(1.0, abs=1e-9)
+    blocks = np.kron(np.eye(d // 2), np.ones((2, 2)))
+    assert np.all(R[blocks == 0] == 0)
+
+
+def test_rotation_matrix_block_is_the_2d_rotation():
+    d, m = 6, 2.5
+    theta = frequencies(d)
+    R = rotation_matrix(m, d)
+    for i, t in enumerate(theta):
+        c, s = math.cos(m * t), math.sin(m * t)
+        np.testing.assert_allclose(R[2 * i : 2 * i + 2, 2 * i : 2 * i + 2], [[c, -s], [s, c]])
+
+
+@given(d=dims, a=positions, b=positions)
+def test_composition_R_a_R_b_is_R_a_plus_b(d, a, b):
+    np.testing.assert_allclose(
+        rotation_matrix(a, d) @ rotation_matrix(b, d), rotation_matrix(a + b, d), atol=1e-9
+    )
+
+
+@given(d=dims, m=positions, n=positions)
+def test_relative_property_RmT_Rn_is_R_n_minus_m(d, m, n):
+    np.testing.assert_allclose(
+        rotation_matrix(m, d).T @ rotation_matrix(n, d), rotation_matrix(n - m, d), atol=1e-9
+    )
+
+
+def test_negative_and_fractional_positions():
+    d = 8
+    np.testing.assert_allclose(rotation_matrix(-1, d), rotation_matrix(1, d).T, atol=1e-15)
+    half = rotation_matrix(0.5, d)
+    np.testing.assert_allclose(half @ half, rotation_matrix(1, d), atol=1e-12)
+
+
+# --- the fast path ----------------------------------------------------------------------------
+
+
+@settings(max_examples=50)
+@given(d=dims, seq=st.integers(1, 12), seed=st.integers(0, 10_000), base=bases)
+def test_fast_path_equals_matrix_path(d, seq, seed, base):
+    x = rand((3, seq, d), seed)
+    pos = np.random.default_rng(seed).uniform(-500, 500, size=seq)
+    np.testing.assert_allclose(
+        apply_rope(x, pos, base), apply_rope_matrix(x, pos, base), rtol=0, atol=1e-12
+    )
+
+
+@given(d=dims, seed=st.integers(0, 10_000))
+def test_norms_are_preserved(d, seed):
+    x = rand((5, d), seed)
+    pos = np.arange(5) * 37.0
+    for layout in ("interleaved", "half"):
+        out = apply_rope(x, pos, layout=layout)
+        np.testing.assert_allclose(np.linalg.norm(out, axis=-1), np.linalg.norm(x, axis=-1))
+
+
+@given(d=dims, seed=st.integers(0, 10_000))
+def test_position_zero_is_identity(d, seed):
+    x = rand((1, d), seed)
+    for layout in ("interleaved", "half"):
+        np.testing.assert_array_equal(apply_rope(x, [0.0], layout=layout), x)
+
+
+def score(q, k, m, n, layout="interleaved", base=10000.0):
+    return float(
+        apply_rope(q[None], [m], base, layout)[0] @ apply_rope(k[None], [n], base, layout)[0]
+    )
+
+
+@settings(max_examples=60)
+@given(
+    d=dims,
+    seed=st.integers(0, 10_000),
+    m=st.integers(-1000, 1000),
+    n=st.integers(-1000, 1000),
+    shift=st.integers(-(10**6), 10**6),
+)
+def test_score_invariant_under_equal_shifts(d, seed, m, n, shift):
+    q, k = rand((2, d), seed)
+    for layout in ("interleaved", "half"):
+        ref = score(q, k, m, n, layout)
+        # angles up to 1e6 rad lose ~1e-10 of absolute precision in float64
+        assert score(q, k, m + shift, n + shift, layout) == pytest.approx(ref, abs=1e-8)
+
+
+def test_shift_invariance_at_one_million():
+    q, k = rand((2, 64), 3)
+    ref = score(q, k, 5, 2)
+    for s in (1, 123, 10**5, 10**6):
+        assert score(q, k, 5 + s, 2 + s) == pytest.approx(ref, abs=1e-8)
+
+
+def test_different_offsets_give_different_scores():
+    q, k = rand((2, 64), 4)
+    scores = [score(q, k, 100, 100 - off) for off in range(0, 50)]
+    assert min(abs(a - b) for i, a in enumerate(scores) for b in scores[i + 1 :]) > 1e-6
+
+
+# --- layouts against the conventions of GPT-J and GPT-NeoX / LLaMA ------------------------------
+
+
+def gptj_rotary(x, pos, base=10000.0):
+    """GPT-J's `rotate_every_two` formulation, written as its reference code does."""
+    d = x.shape[-1]
+    inv_freq = 1.0 / (base ** (np.arange(0, d, 2) / d))
+    sinusoid = np.einsum("i,j->ij", pos, inv_freq)
+    sin = np.repeat(np.sin(sinusoid), 2, axis=-1)
+    cos = np.repeat(np.cos(sinusoid), 2, axis=-1)
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    rotated = np.stack((-x2, x1), axis=-1).reshape(x.shape)
+    return x * cos + rotated * sin
+
+
+def neox_rotary(x, pos, base=10000.0):
+    """GPT-NeoX / LLaMA's `rotate_half` formulation, written as its reference code does."""
+    d = x.shape[-1]
+    inv_freq = 1.0 / (base ** (np.arange(0, d, 2) / d))
+    freqs = np.outer(pos, inv_freq)
+    emb = np.concatenate((freqs, freqs), axis=-1)
+    x1, x2 = x[..., : d // 2], x[..., d // 2 :]
+    rotate_half = np.concatenate((-x2, x1), axis=-1)
+    return x * np.cos(emb) + rotate_half * np.sin(emb)
+
+
+@given(d=dims, seed=st.integers(0, 10_000))
+def test_interleaved_matches_gptj(d, seed):
+    x = rand((2, 7, d), seed)
+    pos = np.arange(7) * 11.0
+    np.testing.assert_allclose(apply_rope(x, pos), gptj_rotary(x, pos), atol=1e-12)
+
+
+@given(d=dims, seed=st.integers(0, 10_000))
+def test_half_matches_neox_llama(d, seed):
+    x = rand((2, 7, d), seed)
+    pos = np.arange(7) * 11.0
+    np.testing.assert_allclose(apply_rope(x, pos, layout="half"), neox_rotary(x, pos), atol=1e-12)
+
+
+@given(d=dims, seed=st.integers(0, 10_000))
+def test_layouts_are_one_rotation_up_to_a_permutation(d, seed):
+    x = rand((5, d), seed)
+    pos = np.arange(5) * 3.0
+    perm = np.r_[np.arange(0, d, 2), np.arange(1, d, 2)]  # interleaved -> half order
+    inter = apply_rope(x, pos)
+    half = apply_rope(x[..., perm], pos, layout="half")
+    np.testing.assert_allclose(half, inter[..., perm], atol=1e-12)
+    if d >= 4:  # and the permutation is not the identity: the layouts differ on the same input
+        assert not np.allclose(apply_rope(x, pos, layout="half"), inter)
+
+
+# --- the six sanity checks of the paper-to-code drill ----------------------------------------
+
+
+def test_drill_sanity_checks():
+    rng = np.random.default_rng(0)
+    dim = 8
+    q, k = rng.standard_normal(dim), rng.standard_normal(dim)
+    x = rng.standard_normal((4, dim))
+    # 1 norm
+    xr = apply_rope(x, np.arange(4))
+    np.testing.assert_allclose(np.linalg.norm(x, axis=-1), np.linalg.norm(xr, axis=-1))
+    # 2 position 0 is the identity
+    x0 = rng.standard_normal((1, dim))
+    np.testing.assert_allclose(apply_rope(x0, [0]), x0)
+    # 3 relative-offset invariance
+    assert score(q, k, 5, 2) == pytest.approx(score(q, k, 5 + 17, 2 + 17), abs=1e-12)
+    # 4 shape
+    big = rng.standard_normal((2, 6, 10))
+    assert apply_rope(big, np.arange(6)).shape == big.shape
+    # 5 different offsets, different scores
+    assert abs(score(q, k, 5, 2) - score(q, k, 5, 0)) > 1e-3
+    # 6 composition
+    twostep = apply_rope(apply_rope(x0, [3.0]), [4.0])
+    np.testing.assert_allclose(twostep, apply_rope(x0, [7.0]), atol=1e-12)
+
+
+# --- context extension ---------------------------------------------------------------------
+
+
+def test_linear_interpolation_divides_every_frequency():
+    f, att = scaled_frequencies(64, method="linear", factor=4.0, original_max_position=2048)
+    np.testing.assert_allclose(f, frequencies(64) / 4.0)
+    assert att == 1.0
+
+
+def test_ntk_keeps_fastest_and_divides_slowest_by_s():
+    d, s = 64, 8.0
+    f, att = scaled_frequencies(d, method="ntk", factor=s, original_max_position=2048)
+    np.testing.assert_allclose(f, frequencies(d, 10000.0 * s ** (d / (d - 2))))
+    assert f[0] == 1.0
+    assert f[-1] == pytest.approx(frequencies(d)[-1] / s, rel=1e-12)
+    assert att == 1.0
+
+
+def test_yarn_ramp_and_attention_factor():
+    d, s, L = 128, 4.0, 4096
+    f, att = scaled_frequencies(d, method="yarn", factor=s, original_max_position=L)
+    theta = frequencies(d)
+    turns = L * theta / (2 * math.pi)  # rotations of each pair over the trained context
+    np.testing.assert_allclose(f[turns > 32 * 1.5], theta[turns > 32 * 1.5])  # fast: kept
+    np.testing.assert_allclose(f[turns < 1 / 1.5], theta[turns < 1 / 1.5] / s)  # slow: / s
+    ratio = theta / f
+    assert np.all(np.diff(ratio) >= -1e-12) and ratio.min() >= 1 - 1e-12 and ratio.max() <= s
+    assert att == pytest.approx(0.1 * math.log(s) + 1)
+
+
+def test_factor_one_changes_nothing():
+    for method in ("linear", "ntk", "yarn"):
+        f, att = scaled_frequencies(32, method=method, factor=1.0, original_max_position=512)
+        np.testing.assert_allclose(f, frequencies(32), rtol=1e-12)
+        assert att == pytest.approx(1.0)
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: frequencies(7), "even integer"),
+        (lambda: frequencies(0), "even integer"),
+        (lambda: frequencies(1), "even integer"),
+        (lambda: frequencies(8, base=1.0), "base"),
+        (lambda: frequencies(8, base=0.5), "base"),
+        (lambda: frequencies(8, base=float("nan")), "base"),
+        (lambda: rotation_matrix(float("inf"), 4), "finite"),
+        (lambda: apply_rope(np.ones((3, 5)), np.arange(3)), "even integer"),
+        (lambda: apply_rope(np.ones((3, 4)), np.arange(4)), "sequence axis"),
+        (lambda: apply_rope(np.ones((3, 4)), np.arange(3), layout="neox"), "layout"),
+        (lambda: apply_rope(np.ones(4), [0]), "shape"),
+        (lambda: apply_rope(np.full((1, 4), np.nan), [0]), "finite"),
+        (lambda: apply_rope(np.ones((1, 4)), [np.inf]), "finite"),
+        (
+            lambda: scaled_frequencies(8, method="yarn", factor=0.5, original_max_position=8),
+            "factor",
+        ),
+        (
+            lambda: scaled_frequencies(8, method="dynamic", factor=2, original_max_position=8),
+            "method",
+        ),
+        (
+            lambda: scaled_frequencies(8, method="ntk", factor=2, original_max_position=0),
+            "original",
+        ),
+    ],
+)
+def test_bad_input_is_a_clear_value_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
