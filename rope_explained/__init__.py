@@ -21,10 +21,14 @@ from .experiments import (
     d0_sweep_values,
     induction_accuracy,
     induction_prompts,
+    pair_horizons,
     previous_token_experiment,
     previous_token_scores,
     semantic_head_experiment,
+    semantic_head_inputs,
+    semantic_offset_scores,
     semantic_recency,
+    stable_pair_count,
 )
 from .heads import HEADS, Slots, constant_key_vector
 from .model import Config, Trace, causal_softmax, forward, make_config, predict_next
@@ -66,6 +70,7 @@ __all__ = [
     "plane_basis",
     "plane_reader",
     "predict_next",
+    "pair_horizons",
     "previous_token_experiment",
     "previous_token_scores",
     "rotation_matrix",

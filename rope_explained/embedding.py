@@ -35,8 +35,9 @@ LETTER_STEP = np.pi / 13
 def letter_angle(token: str) -> float:
     r"""The angle \(a_t = \mathrm{idx}(t)\,\pi/13\) of a letter on the embedding circle.
 
-    >>> round(letter_angle("n"), 6) == round(np.pi, 6)
-    True
+    Examples:
+        >>> round(letter_angle("n"), 6) == round(np.pi, 6)
+        True
     """
     if token not in VOCAB:
         raise ValueError(f"token {token!r} is not in the vocabulary a-z")
@@ -49,8 +50,9 @@ def embed_index(idx: np.ndarray | int, d: int) -> np.ndarray:
     Works for any integer, which is how one sees the period: ``embed_index(26, d)`` equals
     ``embed_index(0, d)`` to rounding.
 
-    >>> bool(np.allclose(embed_index(26, 8), embed_index(0, 8)))
-    True
+    Examples:
+        >>> bool(np.allclose(embed_index(26, 8), embed_index(0, 8)))
+        True
     """
     d = check_head_dim(d)
     idx = np.asarray(idx, dtype=np.float64)
@@ -61,8 +63,9 @@ def embed_index(idx: np.ndarray | int, d: int) -> np.ndarray:
 def embedding_matrix(d: int) -> np.ndarray:
     r"""The matrix \(E\) with one row per letter, shape ``(26, d)``.
 
-    >>> embedding_matrix(64).shape
-    (26, 64)
+    Examples:
+        >>> embedding_matrix(64).shape
+        (26, 64)
     """
     return embed_index(np.arange(len(VOCAB)), d)
 
@@ -72,10 +75,11 @@ def plane_basis(d: int) -> np.ndarray:
 
     \(E[t] = \tfrac12(\cos a_t\,S + \sin a_t\,C)\).
 
-    >>> B = plane_basis(16)
-    >>> a = letter_angle("c")
-    >>> bool(np.allclose(0.5 * (np.cos(a) * B[0] + np.sin(a) * B[1]), embedding_matrix(16)[2]))
-    True
+    Examples:
+        >>> B = plane_basis(16)
+        >>> a = letter_angle("c")
+        >>> bool(np.allclose(0.5 * (np.cos(a) * B[0] + np.sin(a) * B[1]), embedding_matrix(16)[2]))
+        True
     """
     d = check_head_dim(d)
     j = np.arange(d, dtype=np.float64)
@@ -88,9 +92,10 @@ def plane_reader(d: int) -> np.ndarray:
     It reads the letter off its embedding as a point on the unit circle; the working induction
     head and the readout are built from it.
 
-    >>> P = plane_reader(64)
-    >>> np.round(P @ embedding_matrix(64)[13], 9)  # 'n' sits at angle pi
-    array([-1.,  0.])
+    Examples:
+        >>> P = plane_reader(64)
+        >>> np.round(P @ embedding_matrix(64)[13], 9)  # 'n' sits at angle pi
+        array([-1.,  0.])
     """
     B = plane_basis(d)  # (2, d)
     return 2.0 * np.linalg.pinv(B.T)  # (2, d): pinv(B^T) B^T = I
@@ -103,8 +108,9 @@ def tokenize(text: str, fold_case: bool = True) -> list[str]:
     ``"AbC"`` reads as ``"abc"``. Anything else (spaces, digits, punctuation, accented letters)
     is refused with a ``ValueError`` that names the character and its position.
 
-    >>> tokenize("Abc")
-    ['a', 'b', 'c']
+    Examples:
+        >>> tokenize("Abc")
+        ['a', 'b', 'c']
     """
     if not isinstance(text, str):
         raise ValueError(f"text must be a str; got {type(text).__name__}")

@@ -35,9 +35,10 @@ def previous_token_experiment(
     Returns:
         ``{alpha: A}`` with each ``A`` of shape ``(T, T)``.
 
-    >>> A = previous_token_experiment(alphas=(100.0,))[100.0]
-    >>> bool(np.all(np.diag(A, k=-1) > 0.99))
-    True
+    Examples:
+        >>> A = previous_token_experiment(alphas=(100.0,))[100.0]
+        >>> bool(np.all(np.diag(A, k=-1) > 0.99))
+        True
     """
     check_int_range("T", T, 2)
     d = check_head_dim(d)
@@ -64,8 +65,9 @@ def previous_token_scores(offsets: np.ndarray, d: int = 64, base: float = 10000.
     \(\sum_{i=0}^{d/2-1} \cos(\Delta\,\theta_i)\), which peaks at \(d/2\) for
     \(\Delta = 0\).
 
-    >>> float(previous_token_scores(np.array([0]), d=64)[0])
-    32.0
+    Examples:
+        >>> float(previous_token_scores(np.array([0]), d=64)[0])
+        32.0
     """
     theta = frequencies(d, base)
     offsets = _check_offsets(offsets)
@@ -95,9 +97,10 @@ def semantic_recency(
     Returns:
         Scores of shape ``(T,)`` of the query at position ``T-1`` against keys ``0..T-1``.
 
-    >>> s = semantic_recency(T=50, d=8)
-    >>> int(np.argmax(s))
-    49
+    Examples:
+        >>> s = semantic_recency(T=50, d=8)
+        >>> int(np.argmax(s))
+        49
     """
     check_int_range("T", T, 1)
     d = check_head_dim(d)
@@ -115,7 +118,7 @@ def semantic_recency(
 def semantic_offset_scores(
     offsets, d: int = 64, base: float = 10000.0, d0: int = 0, seed: int = 0
 ) -> np.ndarray:
-    r"""The score \(x'^T R_{\Theta,\Delta}\, x'\) of the vector of :func:`semantic_recency`
+    r"""The score \(x'^T R_{\Theta,\Delta}\, x'\) of the vector of ``semantic_recency``
     against itself at each relative offset \(\Delta = n - m\).
 
     The query sits at position 0 and the keys at positions ``offsets``, all rotated by RoPE,
@@ -138,9 +141,10 @@ def semantic_offset_scores(
     Returns:
         Array of the shape of ``offsets``.
 
-    >>> s = semantic_offset_scores(np.array([-5.0, 0.0, 5.0]), d=8)
-    >>> bool(np.isclose(s[0], s[2]) and s[1] > s[0])
-    True
+    Examples:
+        >>> s = semantic_offset_scores(np.array([-5.0, 0.0, 5.0]), d=8)
+        >>> bool(np.isclose(s[0], s[2]) and s[1] > s[0])
+        True
     """
     d = check_head_dim(d)
     check_int_range("d0", d0, 0, d - 2)
@@ -159,8 +163,9 @@ def d0_sweep_values(d: int = 64) -> tuple[int, ...]:
     ``d`` must be a multiple of 16 and at least 32, so that the five values are distinct,
     even (no RoPE pair is cut in half) and at most ``d - 2``.
 
-    >>> d0_sweep_values(64)
-    (0, 32, 48, 56, 62)
+    Examples:
+        >>> d0_sweep_values(64)
+        (0, 32, 48, 56, 62)
     """
     d = check_head_dim(d)
     if d < 32 or d % 16:
@@ -179,9 +184,10 @@ def semantic_head_inputs(
     Returns:
         ``(x, s)`` of shapes ``(T, D)`` and ``(d,)``.
 
-    >>> x, s = semantic_head_inputs(T=3, D=8, d=2)
-    >>> bool(np.all(x[-1, :2] == s) and np.all(x[:-1, 2:4] == s))
-    True
+    Examples:
+        >>> x, s = semantic_head_inputs(T=3, D=8, d=2)
+        >>> bool(np.all(x[-1, :2] == s) and np.all(x[:-1, 2:4] == s))
+        True
     """
     check_int_range("T", T, 2)
     d = check_head_dim(d)
@@ -211,9 +217,10 @@ def semantic_head_experiment(
         ``{d0: scores}``, the last query's raw scores against keys ``0..T-2`` (its
         predecessors), each of shape ``(T-1,)``.
 
-    >>> out = semantic_head_experiment(d0_values=(62,), T=100)
-    >>> bool(np.ptp(out[62]) / out[62].max() < 1e-3)  # the slowest pair: nearly flat
-    True
+    Examples:
+        >>> out = semantic_head_experiment(d0_values=(62,), T=100)
+        >>> bool(np.ptp(out[62]) / out[62].max() < 1e-3)  # the slowest pair: nearly flat
+        True
     """
     x, _ = semantic_head_inputs(T, D, d, seed)
     if d0_values is None:
@@ -247,10 +254,10 @@ def pair_horizons(d: int = 64, base: float = 10000.0, min_cos: float = 0.9) -> n
 
     A semantic head that uses pair \(i\) sees its content score multiplied by
     \(\cos(\Delta\,\theta_i)\) at distance \(\Delta\). That factor stays at least
-    ``min_cos`` for every \(0 \le \Delta \le L_i\) with
+    \(c_\min\) (``min_cos``) for every \(0 \le \Delta \le L_i\) with
 
     $$
-    L_i = \frac{\arccos(c_\min)}{\theta_i}, \qquad c_\min = \texttt{min\_cos}.
+    L_i = \frac{\arccos(c_\min)}{\theta_i} .
     $$
 
     Args:
@@ -261,8 +268,9 @@ def pair_horizons(d: int = 64, base: float = 10000.0, min_cos: float = 0.9) -> n
     Returns:
         Array of shape ``(d/2,)``: \(L_i\) in tokens, growing with ``i``.
 
-    >>> np.round(pair_horizons(d=4, base=100.0, min_cos=0.0), 2)
-    array([ 1.57, 15.71])
+    Examples:
+        >>> np.round(pair_horizons(d=4, base=100.0, min_cos=0.0), 2)
+        array([ 1.57, 15.71])
     """
     min_cos = _check_min_cos(min_cos)
     return np.arccos(min_cos) / frequencies(d, base)
@@ -287,8 +295,9 @@ def stable_pair_count(
     Returns:
         Integer array of the shape of ``distances``.
 
-    >>> stable_pair_count(np.array([100, 1000, 10000]), d=64)
-    array([13,  5,  0])
+    Examples:
+        >>> stable_pair_count(np.array([100, 1000, 10000]), d=64)
+        array([13,  5,  0])
     """
     distances = _check_offsets(distances)
     if np.any(distances < 0):
@@ -315,9 +324,10 @@ def induction_prompts(
     ``A``; the first ``A`` is at a uniform position with room for ``B`` after it; every other
     letter is uniform over the 25 letters other than ``A`` (so they may repeat).
 
-    >>> p = induction_prompts(n=1, seed=1)[0]
-    >>> p.text[p.first] == p.text[-1] and p.text[p.first + 1] == p.answer
-    True
+    Examples:
+        >>> p = induction_prompts(n=1, seed=1)[0]
+        >>> p.text[p.first] == p.text[-1] and p.text[p.first + 1] == p.answer
+        True
     """
     check_int_range("n", n, 1)
     check_int_range("min_len", min_len, 3)
@@ -338,8 +348,9 @@ def induction_prompts(
 def induction_accuracy(prompts: list[InductionPrompt], **config) -> float:
     """Fraction of ``prompts`` for which the model's top prediction is the right ``B``.
 
-    >>> induction_accuracy(induction_prompts(n=20, max_len=32))
-    1.0
+    Examples:
+        >>> induction_accuracy(induction_prompts(n=20, max_len=32))
+        1.0
     """
     make_config(**config)  # refuse bad settings before the loop
     hits = sum(forward(p.text, **config).prediction == p.answer for p in prompts)

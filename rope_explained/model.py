@@ -148,8 +148,9 @@ def causal_softmax(scores: np.ndarray) -> np.ndarray:
 
     Stable for any finite scores: each row is shifted by its largest visible score first.
 
-    >>> causal_softmax(np.zeros((3, 3)))[2]
-    array([0.33333333, 0.33333333, 0.33333333])
+    Examples:
+        >>> causal_softmax(np.zeros((3, 3)))[2]
+        array([0.33333333, 0.33333333, 0.33333333])
     """
     T = scores.shape[-1]
     visible = np.tril(np.ones((T, T), dtype=bool))
@@ -190,6 +191,7 @@ def embed(tokens: list[str], config: Config) -> np.ndarray:
     return h
 
 
+# --8<-- [start:forward]
 def forward(text: str, **config) -> Trace:
     r"""Run the two-layer RoPE transformer on ``text`` and return its :class:`Trace`.
 
@@ -197,11 +199,12 @@ def forward(text: str, **config) -> Trace:
     overrides the :class:`Config` defaults (``alpha``, ``base``, ``d``, ``D``, ``head``,
     ``offset``, ``beta``, ``gamma``, ``bos``).
 
-    >>> trace = forward("abcab")
-    >>> trace.tokens
-    ['<s>', 'a', 'b', 'c', 'a', 'b']
-    >>> trace.prediction  # "...ab" continues as it did before: "c"
-    'c'
+    Examples:
+        >>> trace = forward("abcab")
+        >>> trace.tokens
+        ['<s>', 'a', 'b', 'c', 'a', 'b']
+        >>> trace.prediction  # "...ab" continues as it did before: "c"
+        'c'
     """
     cfg = make_config(**config)
     tokens = ([BOS] if cfg.bos else []) + tokenize(text)
@@ -239,10 +242,14 @@ def forward(text: str, **config) -> Trace:
     )  # fmt: skip
 
 
+# --8<-- [end:forward]
+
+
 def predict_next(text: str, **config) -> str:
     """The model's most probable next letter after ``text`` (a one-letter str).
 
-    >>> predict_next("qxzqx")
-    'z'
+    Examples:
+        >>> predict_next("qxzqx")
+        'z'
     """
     return forward(text, **config).prediction

@@ -38,8 +38,9 @@ def frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     Returns:
         Array of shape ``(d/2,)``; ``theta[0] == 1`` turns fastest, the last entry slowest.
 
-    >>> frequencies(4)
-    array([1.  , 0.01])
+    Examples:
+        >>> frequencies(4)
+        array([1.  , 0.01])
     """
     d = check_head_dim(d)
     base = check_base(base)
@@ -59,9 +60,10 @@ def rotation_matrix(m: float, d: int, base: float = 10000.0) -> np.ndarray:
     ``m`` may be negative or fractional: \(R_{\Theta,-1}\) is the "look one step back"
     rotation of the previous-token head.
 
-    >>> R = rotation_matrix(1, 2, base=10000.0)
-    >>> bool(np.allclose(R, [[np.cos(1), -np.sin(1)], [np.sin(1), np.cos(1)]]))
-    True
+    Examples:
+        >>> R = rotation_matrix(1, 2, base=10000.0)
+        >>> bool(np.allclose(R, [[np.cos(1), -np.sin(1)], [np.sin(1), np.cos(1)]]))
+        True
     """
     if not np.isfinite(m):
         raise ValueError(f"position m must be finite, got {m!r}")
@@ -107,6 +109,7 @@ def cos_sin_table(positions: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray,
 cos_sin_table.cache_clear = _cos_sin_cached.cache_clear  # type: ignore[attr-defined]
 
 
+# --8<-- [start:apply_rope]
 def apply_rope(
     x: np.ndarray,
     positions: Sequence[float] | np.ndarray,
@@ -136,9 +139,10 @@ def apply_rope(
     Returns:
         Array with the shape of ``x``, in float64.
 
-    >>> x = np.array([[1.0, 0.0]])
-    >>> np.round(apply_rope(x, [np.pi / 2]), 12)
-    array([[0., 1.]])
+    Examples:
+        >>> x = np.array([[1.0, 0.0]])
+        >>> np.round(apply_rope(x, [np.pi / 2]), 12)
+        array([[0., 1.]])
     """
     x = np.asarray(x, dtype=np.float64)
     if x.ndim < 2:
@@ -177,6 +181,9 @@ def apply_rope(
     return out
 
 
+# --8<-- [end:apply_rope]
+
+
 def apply_rope_matrix(
     x: np.ndarray, positions: Sequence[float] | np.ndarray, base: float = 10000.0
 ) -> np.ndarray:
@@ -185,9 +192,10 @@ def apply_rope_matrix(
     Builds one ``(d, d)`` matrix per position with :func:`rotation_matrix` and multiplies.
     Slow on purpose: it is the definition that :func:`apply_rope` is checked and timed against.
 
-    >>> x = np.arange(8.0).reshape(2, 4)
-    >>> bool(np.allclose(apply_rope_matrix(x, [0, 3]), apply_rope(x, [0, 3])))
-    True
+    Examples:
+        >>> x = np.arange(8.0).reshape(2, 4)
+        >>> bool(np.allclose(apply_rope_matrix(x, [0, 3]), apply_rope(x, [0, 3])))
+        True
     """
     x = np.asarray(x, dtype=np.float64)
     if x.ndim < 2:
@@ -241,9 +249,10 @@ def scaled_frequencies(
         ``(inv_freq, attention_factor)``: frequencies of shape ``(d/2,)`` and the factor
         (1.0 for ``"linear"`` and ``"ntk"``).
 
-    >>> f, a = scaled_frequencies(8, method="linear", factor=2.0, original_max_position=16)
-    >>> bool(np.allclose(f, frequencies(8) / 2)), a
-    (True, 1.0)
+    Examples:
+        >>> f, a = scaled_frequencies(8, method="linear", factor=2.0, original_max_position=16)
+        >>> bool(np.allclose(f, frequencies(8) / 2)), a
+        (True, 1.0)
     """
     d = check_head_dim(d)
     base = check_base(base)
