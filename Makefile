@@ -39,6 +39,12 @@ browser:
 	  fi; \
 	fi
 
+# The whole site as one PDF for handouts: headless Chromium prints the site's one-page edition
+# (site/print_page/) once MathJax has typeset it.
+PDF ?= rope-explained.pdf
+pdf: site browser
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m rope_explained.print_pdf site $(PDF)
+
 lint: setup
 	$(BIN)/ruff check rope_explained tests benchmarks
 	$(BIN)/ruff format --check rope_explained tests benchmarks

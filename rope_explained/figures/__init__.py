@@ -44,6 +44,7 @@ MODULES = (
     "complete",
     "forward_pass",
     "notes",
+    "paper",
     "playground",
 )
 

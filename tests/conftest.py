@@ -1,0 +1,196 @@
+"""Shared fixtures: the site built once per session, served locally, and a headless Chromium.
+
+* ``site_dir``: the site built with ``mkdocs build --strict`` into a temporary folder.
+* ``site_url``: that folder served on ``http://127.0.0.1:<port>/`` (base URL, trailing ``/``).
+* ``browser``: Debian's Chromium driven by Playwright (``$CHROMIUM``, default
+  ``/usr/bin/chromium``); a missing browser fails the tests that need it.
+* ``content_pages``: the site paths of the content pages (``""``, ``"equations/rope/"``, ...):
+  every page except the API reference and the 404 page.
+* ``site_pages``: the site paths of every HTML page of the built site except ``404.html``.
+* ``summary``: lines that tests want printed in pytest's terminal summary (page counts).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+SUMMARY_KEY = pytest.StashKey[list]()
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def page_path(src: str) -> str:
+    """The site path of a docs source file (``use_directory_urls``): ``a/b.md`` -> ``a/b/``."""
+    stem = src.rsplit(".", 1)[0]
+    if stem == "index":
+        return ""
+    if stem.endswith("/index"):
+        return stem[: -len("index")]
+    return stem + "/"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _served_port(site: Path) -> int | None:
+    """The port a built site expects (its ``site_url``, read back from its sitemap)."""
+    sitemap = site / "sitemap.xml"
+    if sitemap.is_file():
+        m = re.search(r"<loc>http://127\.0\.0\.1:(\d+)/", sitemap.read_text(encoding="utf-8"))
+        if m:
+            return int(m.group(1))
+    return None
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory) -> Path:
+    """Build the site once per session with ``mkdocs build --strict``.
+
+    The build's ``site_url`` (``SITE_URL``) is the local address ``site_url`` serves it at, as
+    ``mkdocs serve`` does: Material's instant navigation only follows links that its sitemap
+    lists. ``ROPE_SITE_DIR=/path/to/site`` tests an already built site instead (no build).
+    """
+    if os.environ.get("ROPE_SITE_DIR"):
+        prebuilt = Path(os.environ["ROPE_SITE_DIR"])
+        if not (prebuilt / "index.html").is_file():
+            pytest.fail(f"ROPE_SITE_DIR={prebuilt} holds no built site", pytrace=False)
+        return prebuilt
+    out = tmp_path_factory.mktemp("site")
+    port = _free_port()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"mkdocs build --strict failed (exit {proc.returncode}):\n{proc.stderr[-6000:]}",
+            pytrace=False,
+        )
+    return out
+
+
+#: What `mike deploy` publishes beside the version folders; Material's version selector reads it
+#: from the parent of the site root. Served only when the built site has none.
+VERSIONS_JSON = b'[{"version": "dev", "title": "dev", "aliases": []}]'
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        pass
+
+    def do_GET(self):  # noqa: N802 (the base class's name)
+        if (
+            self.path.split("?")[0] == "/versions.json"
+            and not Path(self.directory, "versions.json").is_file()
+        ):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(VERSIONS_JSON)))
+            self.end_headers()
+            self.wfile.write(VERSIONS_JSON)
+            return
+        super().do_GET()
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir):
+    """Serve the built site on 127.0.0.1 (at the port of its ``site_url``) for the session."""
+    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    port = _served_port(site_dir) or 0
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError:  # the port was taken meanwhile: serve anyway (instant navigation reloads)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium through Playwright (never downloads a browser)."""
+    executable = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not Path(executable).is_file():
+        pytest.fail(
+            f"Chromium not found at {executable}: install it (Debian: apt-get install chromium, "
+            f"or `make browser`) or set CHROMIUM=/path/to/chromium",
+            pytrace=False,
+        )
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("playwright is not installed: pip install -e '.[test]'", pytrace=False)
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="session")
+def content_pages() -> list[str]:
+    """Site paths of the content pages: every docs page except the API reference (and 404)."""
+    pages = []
+    for path in sorted(DOCS.rglob("*")):
+        src = path.relative_to(DOCS).as_posix()
+        if src.startswith(("reference/", "javascripts/", "stylesheets/")):
+            continue
+        if path.suffix == ".md" or (path.suffix == ".py" and src.startswith("paper-to-code/")):
+            pages.append(page_path(src))
+    return pages
+
+
+@pytest.fixture(scope="session")
+def site_pages(site_dir) -> list[str]:
+    """Site paths of every HTML page of the built site (``404.html`` excluded)."""
+    pages = []
+    for path in sorted(site_dir.rglob("index.html")):
+        rel = path.parent.relative_to(site_dir).as_posix()
+        pages.append("" if rel == "." else rel + "/")
+    return pages
+
+
+@pytest.fixture(scope="session")
+def summary(request) -> list[str]:
+    """Lines printed at the end of the run, e.g. how many pages the browser checked."""
+    return request.config.stash.setdefault(SUMMARY_KEY, [])
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    lines = config.stash.get(SUMMARY_KEY, [])
+    if lines:
+        terminalreporter.section("site checks")
+        for line in lines:
+            terminalreporter.write_line(line)
