@@ -1,3 +1,259 @@
-"""Figures of the embedding page."""
+"""Figures of the token-embedding page (``equations/token-embedding.md``).
+
+Every figure reads the package: :func:`~rope_explained.embedding.embedding_matrix`,
+:func:`~rope_explained.embedding.embed_index`, :func:`~rope_explained.embedding.plane_reader`
+and, for the residual stream, a :func:`~rope_explained.model.forward` trace.
+"""
 
 from __future__ import annotations
+
+import numpy as np
+
+from ..embedding import VOCAB, embed_index, embedding_matrix, plane_reader
+from ..model import forward
+from . import register
+from .style import COLORS, DIVERGING, centred_norm, new_figure, token_ticks
+
+PAGE = "equations/token-embedding.md"
+
+
+@register(
+    "embedding-matrix",
+    page=PAGE,
+    caption=r"The demo embedding matrix \(E\) for \(d = 64\): one row per letter, one column "
+    r"per coordinate \(j\). Every row is the same sine wave in \(j\), shifted by "
+    r"\(\pi/13\) from the row above, which is why the stripes run diagonally.",
+    alt="Heatmap with 26 rows labelled a to z and 64 columns j = 0 to 63, values between -0.5 "
+    "(blue) and 0.5 (red). Diagonal red and blue stripes: each row repeats the row above, "
+    "shifted a little to the left.",
+    d=64,
+)
+def embedding_matrix_heatmap(d: int = 64):
+    """Heatmap of the 26 x d embedding matrix."""
+    E = embedding_matrix(d)  # (26, d)
+    fig, ax = new_figure(width=7.2, height=4.6)
+    im = ax.imshow(E, cmap=DIVERGING, norm=centred_norm(E), aspect="auto", interpolation="none")
+    token_ticks(ax, VOCAB, axis="y")
+    ax.set_xlabel(r"coordinate $j$")
+    ax.set_ylabel(r"letter $t$")
+    fig.colorbar(im, ax=ax, label=r"$E[t]_j$", shrink=0.9)
+    return fig
+
+
+@register(
+    "embedding-period",
+    page=PAGE,
+    caption=r"Distance between the demo embedding of index \(k\) and that of index 0, for "
+    r"\(k = 0, \ldots, 78\). It falls back to zero at \(k = 26\) and \(k = 52\): the formula "
+    r"has period 26, exactly the 26 letters (shaded). A 27th token would get the vector of 'a'.",
+    alt="Line plot with dots: distance from index 0 against index k from 0 to 78. The curve "
+    "rises to about 5.7 at k = 13, falls to zero at k = 26, rises again and returns to zero at "
+    "k = 52 and again near 78. The range 0 to 25 is shaded and labelled as the 26 letters.",
+    d=64,
+    k_max=78,
+)
+def embedding_period(d: int = 64, k_max: int = 78):
+    """Distance of embed_index(k) from embed_index(0), showing the period 26."""
+    k = np.arange(k_max + 1)
+    X = embed_index(k, d)  # (k_max+1, d)
+    dist = np.linalg.norm(X - X[0], axis=1)  # (k_max+1,)
+    fig, ax = new_figure(width=7.2, height=3.6)
+    ax.axvspan(-0.5, len(VOCAB) - 0.5, color=COLORS[4], alpha=0.18, lw=0)
+    ax.text(12.5, dist.max() * 1.04, "the 26 letters a–z", ha="center", va="bottom", fontsize=11)
+    ax.plot(k, dist, "-o", ms=3.5, color=COLORS[0])
+    for p in range(len(VOCAB), k_max + 1, len(VOCAB)):
+        ax.axvline(p, color="0.4", ls="--", lw=1)
+        ax.text(
+            p,
+            dist.max() * 1.04,
+            f"$k = {p}$",
+            ha="center",
+            va="bottom",
+            fontsize=11,
+            bbox={"fc": "white", "ec": "none", "pad": 1},
+        )
+    ax.annotate(
+        "same vector as $k = 0$",
+        xy=(len(VOCAB), 0),
+        xytext=(len(VOCAB) + 4, dist.max() * 0.12),
+        fontsize=11,
+        arrowprops={"arrowstyle": "->", "color": "0.3"},
+    )
+    ax.set_xlabel(r"index $k$ (letters are $k = 0, \ldots, 25$)")
+    ax.set_ylabel(r"$\|E(k) - E(0)\|$")
+    ax.set_ylim(-0.2, dist.max() * 1.18)
+    ax.set_xlim(-1, k_max + 1)
+    return fig
+
+
+@register(
+    "embedding-singular-values",
+    page=PAGE,
+    caption=r"Singular values of the \(26 \times 64\) embedding matrix \(E\), on a log scale. "
+    r"Two are about 10; the other 24 sit at the level of floating-point rounding, far below "
+    r"numpy's rank threshold (dashed). \(E\) has rank 2: all 26 letters lie in one plane.",
+    alt="Bar chart on a logarithmic vertical axis: singular values number 1 to 26. Bars 1 and "
+    "2 reach about 10; bars 3 to 26 are near 1e-15, below a dashed line marking the numerical "
+    "rank threshold at about 1e-13.",
+    d=64,
+)
+def embedding_singular_values(d: int = 64):
+    """Bar chart of the singular values of E: two non-zero, the rest rounding noise."""
+    E = embedding_matrix(d)  # (26, d)
+    s = np.linalg.svd(E, compute_uv=False)  # (26,)
+    tol = s.max() * max(E.shape) * np.finfo(E.dtype).eps  # numpy.linalg.matrix_rank's default
+    fig, ax = new_figure(width=7.2, height=3.8)
+    idx = np.arange(1, len(s) + 1)
+    colors = [COLORS[0] if v > tol else "0.6" for v in s]
+    ax.bar(idx, s, color=colors, bottom=1e-18)
+    ax.set_yscale("log")
+    ax.set_ylim(1e-17, 1e2)
+    ax.axhline(tol, color="0.3", ls="--", lw=1)
+    ax.text(len(s) + 0.5, tol * 2.5, "rank threshold", ha="right", va="bottom", fontsize=11)
+    ax.annotate(
+        rf"$\sigma_1 = {s[0]:.2f}$, $\sigma_2 = {s[1]:.2f}$",
+        xy=(2.4, s[1] * 0.5),
+        xytext=(4, s[1] * 1e-3),
+        fontsize=11,
+        arrowprops={"arrowstyle": "->", "color": "0.3"},
+    )
+    ax.set_xticks([1, 2, 5, 10, 15, 20, 25])
+    ax.set_xlabel(r"singular value number $k$")
+    ax.set_ylabel(r"$\sigma_k(E)$")
+    return fig
+
+
+@register(
+    "embedding-circle",
+    page=PAGE,
+    caption=r"The 26 letters in the plane spanned by \(S\) and \(C\), read off with the "
+    r"package's plane reader \(P\), which maps \(E[t]\) to \((\cos a_t, \sin a_t)\). "
+    r"They sit at equal steps of \(\pi/13\) around a circle; 'n' is opposite 'a', and "
+    r"index 26 (open circle) lands on 'a' again.",
+    alt="Scatter plot on equal axes: 26 points labelled a to z evenly spaced around a unit "
+    "circle, counter-clockwise from a at angle 0. A dashed line through the centre joins a "
+    "(right) and n (left). An open circle marked index 26 sits on top of a.",
+    d=64,
+)
+def embedding_circle(d: int = 64):
+    """The letters on the unit circle of the embedding plane."""
+    P = plane_reader(d)  # (2, d)
+    xy = embedding_matrix(d) @ P.T  # (26, 2) = (cos a_t, sin a_t)
+    extra = P @ embed_index(len(VOCAB), d)  # (2,): index 26
+    fig, ax = new_figure(width=7.2, height=5.4)
+    u = np.linspace(0, 2 * np.pi, 400)
+    ax.plot(np.cos(u), np.sin(u), color="0.75", lw=1, zorder=0)
+    ax.plot(*xy[[0, 13]].T, color="0.4", ls="--", lw=1.2, zorder=1)
+    ax.axhline(0, color="0.85", lw=0.8, zorder=0)
+    ax.axvline(0, color="0.85", lw=0.8, zorder=0)
+    hl = {0: COLORS[5], 13: COLORS[5]}
+    for i, (x, y) in enumerate(xy):
+        ax.plot(x, y, "o", ms=7, color=hl.get(i, COLORS[0]), zorder=3)
+        ax.text(
+            1.14 * x,
+            1.14 * y,
+            VOCAB[i],
+            ha="center",
+            va="center",
+            fontsize=12,
+            fontweight="bold" if i in hl else "normal",
+        )
+    ax.plot(*extra, "o", ms=15, mfc="none", mec=COLORS[1], mew=2, zorder=4)
+    ax.annotate(
+        "index 26",
+        xy=extra,
+        xytext=(1.25, -0.55),
+        fontsize=11,
+        arrowprops={"arrowstyle": "->", "color": "0.3"},
+    )
+    ax.annotate(
+        r"$a_t = \mathrm{idx}(t)\,\pi/13$",
+        xy=(xy[3, 0] * 0.5, xy[3, 1] * 0.5),
+        xytext=(0.12, 0.08),
+        fontsize=11,
+    )
+    ax.set_aspect("equal")
+    ax.set_xlim(-1.35, 1.75)
+    ax.set_ylim(-1.3, 1.3)
+    ax.set_xlabel(r"$\cos a_t$  (coefficient of $S/2$)")
+    ax.set_ylabel(r"$\sin a_t$  (coefficient of $C/2$)")
+    return fig
+
+
+@register(
+    "embedding-similarity",
+    page=PAGE,
+    caption=r"Cosine similarity between the embeddings of every pair of letters. It follows "
+    r"\(\cos(a_s - a_t)\): neighbours are nearly parallel, letters 13 apart point in "
+    r"opposite directions ('n' is exactly \(-E[\text{a}]\)), and the pattern wraps around "
+    r"from 'z' back to 'a'.",
+    alt="26 by 26 heatmap, letters a to z on both axes, red (+1) on the main diagonal fading "
+    "through white to blue (-1) along the diagonals 13 letters away, for example at row a, "
+    "column n; the colours wrap so that z is again similar to a.",
+    d=64,
+)
+def embedding_similarity(d: int = 64):
+    """Heatmap of the cosine similarity between the 26 letter embeddings."""
+    E = embedding_matrix(d)  # (26, d)
+    n = np.linalg.norm(E, axis=1)  # (26,)
+    sim = (E @ E.T) / np.outer(n, n)  # (26, 26)
+    fig, ax = new_figure(width=7.2, height=5.6)
+    im = ax.imshow(
+        sim, cmap=DIVERGING, norm=centred_norm(np.array([-1.0, 1.0])), interpolation="none"
+    )
+    token_ticks(ax, VOCAB)
+    ax.set_xlabel(r"letter $t$")
+    ax.set_ylabel(r"letter $s$")
+    fig.colorbar(im, ax=ax, label=r"$\cos\angle(E[s], E[t])$", shrink=0.85)
+    return fig
+
+
+@register(
+    "embedding-residual-stream",
+    page=PAGE,
+    caption=r"Where the model's vectors live: the residual stream for the input 'abcab' "
+    r"(\(D = 256\) coordinates per position, start token first). Top: \(h^{(0)}\), straight "
+    r"after embedding, with only the bias coordinate and the tok slot filled (the start "
+    r"token's tok slot is zero). Bottom: after both layers, which write into the prev and out "
+    r"slots.",
+    alt="Two heatmaps, 6 rows (positions <s>, a, b, c, a, b) by 256 columns, divided by "
+    "vertical lines into slots labelled bias, tok, prev, out and unused. Top: column 0 is 1 in "
+    "every row and the tok slot shows stripes for the five letters, with an empty row for <s>; "
+    "the other slots are white. Bottom: the prev and out slots are also filled.",
+    text="abcab",
+)
+def embedding_residual_stream(text: str = "abcab"):
+    """The residual stream before and after the two layers, with the slots marked."""
+    tr = forward(text)
+    s = tr.slots
+    D = tr.h0.shape[1]
+    bounds = [
+        ("bias", 0, 1),
+        ("tok", s.tok.start, s.tok.stop),
+        ("prev", s.prev.start, s.prev.stop),
+        ("out", s.out.start, s.out.stop),
+        ("unused", s.out.stop, D),
+    ]
+    norm = centred_norm(np.concatenate([tr.h0.ravel(), tr.h2.ravel()]))
+    fig, axes = new_figure(2, 1, width=7.2, height=4.8, sharex=True)
+    for ax, h, name in zip(axes, (tr.h0, tr.h2), (r"$h^{(0)}$", r"$h^{(2)}$"), strict=True):
+        im = ax.imshow(h, cmap=DIVERGING, norm=norm, aspect="auto", interpolation="none")
+        token_ticks(ax, tr.tokens, axis="y")
+        ax.set_ylabel(f"{name}\nposition")
+        for _label, lo, _hi in bounds[1:]:
+            ax.axvline(lo - 0.5, color="0.2", lw=1)
+    axes[0].annotate(
+        r"bias: $h[0] = 1$ in every row",
+        xy=(0.5, 0),
+        xytext=(80, 0.0),
+        fontsize=11,
+        va="center",
+        bbox={"fc": "white", "ec": "0.6", "pad": 2},
+        arrowprops={"arrowstyle": "->", "color": "0.2"},
+    )
+    top = axes[0].secondary_xaxis("top")
+    top.set_xticks([(lo + hi - 1) / 2 for _, lo, hi in bounds], [b[0] for b in bounds])
+    top.tick_params(length=0)
+    axes[1].set_xlabel(r"residual coordinate (0 to $D-1$)")
+    fig.colorbar(im, ax=axes, label="value", shrink=0.9)
+    return fig

@@ -1,3 +1,273 @@
-"""Figures of the layer0 page."""
+r"""Figures of the layer-0 page (equations/previous-token-head.md).
+
+Every figure reads the package: the score curve comes from
+:func:`~rope_explained.experiments.previous_token_scores`, everything else from the
+:class:`~rope_explained.model.Trace` that :func:`~rope_explained.model.forward` returns.
+"""
 
 from __future__ import annotations
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.patches import Circle
+
+from ..experiments import previous_token_scores
+from ..model import forward
+from . import register
+from .style import COLORS, SEQUENTIAL, new_figure, token_ticks
+
+PAGE = "equations/previous-token-head.md"
+#: The prompt the layer-0 figures run through the model.
+PROMPT = "thequickbrownfox"
+
+
+def _masked(trace, values: np.ndarray) -> np.ndarray:
+    """``values`` with the positions the causal mask hides set to NaN (drawn blank)."""
+    return np.where(trace.mask, values, np.nan)
+
+
+def _pattern(ax, trace, label: str | None = None):
+    """Draw the layer-0 attention pattern of ``trace`` on ``ax``; return the image."""
+    im = ax.imshow(_masked(trace, trace.A0), cmap=SEQUENTIAL, vmin=0.0, vmax=1.0)
+    token_ticks(ax, trace.tokens)
+    ax.set_xlabel(r"key position $n$")
+    ax.set_ylabel(r"query position $m$")
+    ax.tick_params(axis="x", labelrotation=90)
+    if label:
+        ax.set_title(label)
+    return im
+
+
+@register(
+    "layer0-score-vs-offset",
+    page=PAGE,
+    caption=(
+        r"The layer-0 score per unit \(\alpha\), "
+        r"\(\sum_{i=0}^{d/2-1}\cos(\Delta\,\theta_i)\), against the offset "
+        r"\(\Delta = n - m + 1\) for \(d = 64\). Only \(\Delta = 0\), the key one step "
+        r"back, reaches the ceiling \(d/2 = 32\); every other offset falls short, and the "
+        r"nearest competitors (\(\Delta = \pm 1\)) fall short by about 1.08. The grey band, "
+        r"\(\Delta \ge 2\), holds future keys, which the causal mask hides anyway."
+    ),
+    alt="Line plot with dots: the score per unit alpha against the offset Delta from -40 to 40. "
+    "It peaks at 32 at Delta = 0, drops to about 30.9 at Delta = plus or minus 1, and keeps "
+    "falling, with ripples, to about 15 at plus or minus 40; a dashed line marks the ceiling "
+    "d/2 = 32. A zoomed panel shows offsets -4 to 4 and the gap of 1.08 next to the peak.",
+    d=64,
+    base=10000.0,
+    span=40,
+)
+def score_vs_offset(d: int = 64, base: float = 10000.0, span: int = 40):
+    """Score per unit alpha against the offset Delta, from ``previous_token_scores``."""
+    offsets = np.arange(-span, span + 1)
+    scores = previous_token_scores(offsets, d=d, base=base)
+    fig, (ax, zoom) = new_figure(1, 2, width=7.2, height=3.6, width_ratios=[2.2, 1])
+    for a in (ax, zoom):
+        a.axvspan(1.5, span + 1, color="0.92", lw=0)
+        a.axhline(d / 2, color="0.5", ls="--", lw=1)
+        a.plot(offsets, scores, color=COLORS[0], marker="o", ms=3.5, lw=1.2)
+        a.plot([0], [d / 2], marker="o", ms=8, color=COLORS[5], zorder=3)
+        a.set_xlabel(r"offset $\Delta = n - m + 1$")
+    ax.set_ylabel(r"$q_m^T k_n\,/\,\alpha$")
+    ax.set_xlim(-span - 1, span + 1)
+    ax.text(span * 0.6, d / 2 - 5, "future keys\n(masked)", ha="center", color="0.35", fontsize=10)
+    ax.annotate(
+        rf"$\Delta = 0$: $d/2 = {d // 2}$",
+        xy=(0, d / 2),
+        xytext=(8, d / 2 - 2.5),
+        arrowprops={"arrowstyle": "->", "color": "0.3"},
+    )
+    near = offsets[np.abs(offsets) <= 4]
+    zoom.set_xlim(-4.5, 4.5)
+    zoom.set_ylim(scores[np.abs(offsets) <= 4].min() - 0.5, d / 2 + 0.4)
+    zoom.set_xticks(near[::2])
+    gap = d / 2 - scores[offsets == 1][0]
+    zoom.annotate(
+        f"gap {gap:.2f}",
+        xy=(1, scores[offsets == 1][0]),
+        xytext=(1.6, d / 2 - 0.35),
+        fontsize=11,
+        arrowprops={"arrowstyle": "->", "color": "0.3"},
+    )
+    return fig
+
+
+@register(
+    "layer0-clock-hands",
+    page=PAGE,
+    caption=(
+        r"The score as \(d/2 = 32\) clock hands, read from the keys and queries of a "
+        r"forward pass: hand \(i\) is the angle \(\Delta\,\theta_i\) between the RoPE pair "
+        r"\(i\) of \(q_m\) and of \(k_n\), drawn from 12 o'clock. The score per unit "
+        r"\(\alpha\) is the sum of the hands' heights (the number under each clock). "
+        r"At \(\Delta = 0\) all hands point straight up; at other offsets the fast pairs "
+        r"swing away while the slow ones barely move."
+    ),
+    alt="Three clock faces for offsets Delta = 0, -1 and -5. On the first all 32 hands point "
+    "straight up, heights summing to 32. On the second a few fast hands lean away, sum about "
+    "30.9. On the third the fast hands are spread around the dial, sum about 23.5.",
+    prompt=PROMPT,
+    m=10,
+    deltas=(0, -1, -5),
+)
+def clock_hands(prompt: str = PROMPT, m: int = 10, deltas=(0, -1, -5)):
+    """Hands = angle between query pair i and key pair i, from ``forward(prompt)``."""
+    tr = forward(prompt)
+    d = tr.config.d
+    qm = tr.q0[m].reshape(d // 2, 2)  # (d/2, 2): the pairs of q_m
+    fig, axes = new_figure(1, len(deltas), width=7.2, height=3.0)
+    cmap = mpl.colormaps["cividis"]
+    for ax, delta in zip(np.atleast_1d(axes), deltas, strict=True):
+        n = m - 1 + delta  # Delta = n - m + 1
+        kn = tr.k0[n].reshape(d // 2, 2)
+        # signed angle from q's pair to k's pair: the pair's contribution is alpha cos(angle)
+        ang = np.arctan2(qm[:, 0] * kn[:, 1] - qm[:, 1] * kn[:, 0], (qm * kn).sum(axis=1))
+        heights = (qm * kn).sum(axis=1) / tr.config.alpha  # cos of each hand
+        ax.add_patch(Circle((0, 0), 1, fill=False, color="0.6"))
+        for i, a in enumerate(ang):
+            ax.plot([0, np.sin(a)], [0, np.cos(a)], color=cmap(i / (d // 2 - 1)), lw=1.6)
+        ax.plot([0], [0], "o", color="0.2", ms=4)
+        ax.set_xlim(-1.15, 1.15)
+        ax.set_ylim(-1.15, 1.15)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for side in ("left", "bottom"):
+            ax.spines[side].set_visible(False)
+        ax.set_title(rf"$\Delta = {delta}$: key $n = m {delta - 1:+d}$", fontsize=12)
+        ax.set_xlabel(rf"heights sum to ${heights.sum():.2f}$")
+    sm = mpl.cm.ScalarMappable(cmap=cmap, norm=mpl.colors.Normalize(0, d // 2 - 1))
+    fig.colorbar(sm, ax=axes, label=r"pair $i$ (fast $\to$ slow)", shrink=0.8)
+    return fig
+
+
+@register(
+    "layer0-pattern",
+    page=PAGE,
+    caption=(
+        r"Layer 0 on a real prompt (\(\alpha = 10\)). Left: the raw scores "
+        r"\(q_m^T k_n\) measured from the best score of their row (what the softmax sees; "
+        r"the causal mask hides \(n > m\), blank): only the sub-diagonal reaches 0, the "
+        r"diagonal sits about \(10.8 = \alpha \times 1.08\) below it. Right: after the softmax, "
+        r"each row puts essentially all its weight on the key one step back, the "
+        r"sub-diagonal. Row 0 is the start token \(\langle s\rangle\), which can only see "
+        r"itself."
+    ),
+    alt="Two heatmaps, query position down, key position across, tokens as tick labels. Left, "
+    "each score minus its row's best: bright yellow (zero) on the sub-diagonal, darker on the "
+    "diagonal, dark blue further left. Right, attention weights: a single yellow sub-diagonal "
+    "line, "
+    "everything else dark.",
+    prompt=PROMPT,
+)
+def pattern(prompt: str = PROMPT):
+    """Raw scores and the softmax pattern of layer 0, from ``forward(prompt)``."""
+    tr = forward(prompt)
+    fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=4.4)
+    gap = tr.scores0 - np.nanmax(_masked(tr, tr.scores0), axis=1, keepdims=True)
+    im0 = ax0.imshow(_masked(tr, gap), cmap="cividis", vmin=-40, vmax=0)
+    token_ticks(ax0, tr.tokens)
+    ax0.tick_params(axis="x", labelrotation=90)
+    ax0.set_xlabel(r"key position $n$")
+    ax0.set_ylabel(r"query position $m$")
+    fig.colorbar(im0, ax=ax0, label=r"$q_m^T k_n$ minus the row's best", shrink=0.8, extend="min")
+    im1 = _pattern(ax1, tr)
+    ax1.set_ylabel("")
+    fig.colorbar(im1, ax=ax1, label=r"$\mathrm{Attn}(m, n)$", shrink=0.8)
+    return fig
+
+
+@register(
+    "layer0-alpha-sweep",
+    page=PAGE,
+    caption=(
+        r"How sharp the head is as a function of \(\alpha\), on the prompt of "
+        r"{{ fig('layer0-pattern') }}. Left: the weight on the previous token, smallest and "
+        r"mean over the rows "
+        r"\(m \ge 1\). Right: the weight left on all other keys, on a log scale against a linear "
+        r"\(\alpha\) axis: a straight "
+        r"line, because each of the two nearest competitors (the token itself and the one two "
+        r"back) trails by \(1.08\,\alpha\) in score and so gets about \(e^{-1.08\alpha}\) "
+        r"of the weight."
+    ),
+    alt="Two line plots against alpha from 0.1 to 100. Left, log alpha axis: the weight on the "
+    "previous token rises from about 0.1 at alpha 0.1 through 0.587 at alpha 1 to 0.99996 at "
+    "alpha 10 and 1 beyond. Right, alpha on a linear axis: the weight on the other keys falls "
+    "along a straight line on a log axis, 0.41 at alpha 1, 4e-5 at alpha 10 and about 2e-47 at "
+    "alpha 100.",
+    prompt=PROMPT,
+)
+def alpha_sweep(prompt: str = PROMPT):
+    """Attention on m-1 against alpha, one ``forward(prompt, alpha=...)`` per alpha."""
+    marks = (1.0, 10.0, 100.0)
+    alphas = np.unique(np.r_[np.geomspace(0.1, 100.0, 37), marks])
+    low, mean, miss = [], [], []
+    for a in alphas:
+        A = forward(prompt, alpha=float(a)).A0
+        prev = np.diag(A, k=-1)  # Attn(m, m-1) for m = 1..T-1
+        low.append(prev.min())
+        mean.append(prev.mean())
+        # the weight on every other key, summed from the small entries themselves (1 - prev
+        # would round to 0 long before the entries do)
+        off = [np.delete(A[m, : m + 1], m - 1).sum() for m in range(1, len(A))]
+        miss.append(max(off))
+    low, mean, miss = np.array(low), np.array(mean), np.array(miss)
+    fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=3.6)
+    ax0.plot(alphas, mean, color=COLORS[0], label="mean over rows")
+    ax0.plot(alphas, low, color=COLORS[1], ls="--", label="smallest row")
+    ax0.set_ylabel(r"$\mathrm{Attn}(m, m-1)$")
+    ax0.set_ylim(0, 1.08)
+    ax0.legend(loc="lower right")
+    ax1.plot(alphas, miss, color=COLORS[1], ls="--")
+    ax1.set_yscale("log")
+    ax1.set_ylabel(r"weight on other keys (worst row)")
+    ax0.set_xscale("log")
+    ax1.set_xlim(0, 105)
+    for ax, series in ((ax0, low), (ax1, miss)):
+        ax.set_xlabel(r"sharpness $\alpha$")
+        for a in marks:
+            i = int(np.flatnonzero(np.isclose(alphas, a))[0])
+            ax.plot([a], [series[i]], "o", color=COLORS[5], ms=6, zorder=3)
+            if ax is ax0 and a < 100:
+                ax.annotate(
+                    f"{series[i]:.5f}",
+                    xy=(a, series[i]),
+                    xytext=(8, -14),
+                    textcoords="offset points",
+                    fontsize=10,
+                )
+            if ax is ax1:
+                ax.annotate(
+                    f"{series[i]:.1e}",
+                    xy=(a, series[i]),
+                    xytext=(8, 4),
+                    textcoords="offset points",
+                    fontsize=10,
+                )
+    return fig
+
+
+@register(
+    "layer0-offset-two",
+    page=PAGE,
+    caption=(
+        r"Changing one number of the construction: with \(W_q = \alpha "
+        r"R_{\Theta,-2} W_k\) (the model's ``offset=2``) the same prompt gives a band two steps "
+        r"below the diagonal, a head that looks two tokens back. The first two rows have no "
+        r"key two steps back; they settle on the nearest offset the mask allows."
+    ),
+    alt="Two heatmaps of attention weights, query position down, key position across. Left, "
+    "offset 1: one bright line just below the diagonal. Right, offset 2: one bright line two "
+    "steps below the diagonal, with rows 0 and 1 putting their weight on position 0.",
+    prompt=PROMPT,
+)
+def offset_two(prompt: str = PROMPT):
+    """Layer-0 patterns for ``offset=1`` and ``offset=2``, from two forward passes."""
+    fig, axes = new_figure(1, 2, width=7.2, height=3.9)
+    for ax, off in zip(axes, (1, 2), strict=True):
+        tr = forward(prompt, offset=off)
+        im = _pattern(ax, tr, label=rf"$W_q = \alpha R_{{\Theta,-{off}}} W_k$")
+        ax.tick_params(labelsize=10)
+    axes[1].set_ylabel("")
+    fig.colorbar(im, ax=axes, label=r"$\mathrm{Attn}(m, n)$", shrink=0.8)
+    return fig

@@ -1,3 +1,262 @@
-"""Figures of the layer1 page."""
+r"""Figures of the layer-1 page (equations/induction-head.md).
+
+Each figure compares the explained-equations document's rank-1 head (``head="rank1"``) with
+the working induction head the site uses (``head="induction"``, the default). Everything
+plotted is read from :func:`~rope_explained.model.forward` traces, the induction benchmark of
+:mod:`~rope_explained.experiments`, or the package's frequency schedule.
+"""
 
 from __future__ import annotations
+
+import matplotlib as mpl
+import numpy as np
+
+from ..embedding import VOCAB
+from ..experiments import induction_accuracy, induction_prompts
+from ..model import forward
+from ..rope import frequencies
+from . import register
+from .style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure, token_ticks
+
+PAGE = "equations/induction-head.md"
+HEAD_NAMES = {"rank1": "rank-1 head (the document's)", "induction": "working head (this site's)"}
+#: A prompt whose second half repeats its first half: the textbook induction case.
+PROMPT = "jumpfoxjumpfox"
+ALPHABET = "".join(VOCAB)
+
+
+def _masked(trace, values: np.ndarray) -> np.ndarray:
+    return np.where(trace.mask, values, np.nan)
+
+
+def preference_matrix(head: str) -> np.ndarray:
+    r"""Layer-1 score per unit \(\beta\) of query letter \(a\) (rows) against a key whose
+    previous letter is \(b\) (columns), read from one forward pass over the alphabet twice.
+
+    In ``"abc...zabc...z"`` (with the start token at position 0) the query at position
+    ``27 + i`` holds letter ``i``, and the key at position ``2 + j`` follows letter ``j``.
+    """
+    tr = forward(ALPHABET * 2, head=head)
+    beta = tr.config.beta
+    rows = 27 + np.arange(26)
+    cols = 2 + np.arange(26)
+    return tr.scores1[np.ix_(rows, cols)] / beta  # (26, 26)
+
+
+@register(
+    "layer1-preference",
+    page=PAGE,
+    caption=(
+        r"Which key each query prefers. Each row is a query letter \(t_m\), each column the "
+        r"letter \(t_{n-1}\) written into a key by layer 0; colour is the layer-1 score per "
+        r"unit \(\beta\), read from one forward pass over the alphabet written twice; the "
+        r"dot marks each row's favourite. Left, the rank-1 head: every row is a multiple of "
+        r"the same row, so all favourites sit in column a or column n. Right, the working "
+        r"head: a diagonal band, every letter prefers the key that follows itself."
+    ),
+    alt="Two 26 by 26 heatmaps, query letter down, previous letter of the key across, red "
+    "positive and blue negative. Left, rank-1: a plaid pattern of red and blue blocks, the "
+    "row favourites all in the first column (a) or the middle column (n). Right, working head: "
+    "a red diagonal band with the favourites exactly on the diagonal, blue far from it.",
+)
+def preference():
+    """Query letter by key letter score maps of both heads, from ``forward``."""
+    fig, axes = new_figure(1, 2, width=7.2, height=4.3)
+    for ax, head in zip(axes, ("rank1", "induction"), strict=True):
+        M = preference_matrix(head)
+        im = ax.imshow(M, cmap=DIVERGING, norm=centred_norm(M))
+        best = M.argmax(axis=1)
+        ax.plot(best, np.arange(26), "o", color="black", ms=3.5, mfc="white", mew=1.0)
+        ticks = np.arange(0, 26, 2)
+        ax.set_xticks(ticks, [VOCAB[i] for i in ticks], fontsize=10)
+        ax.set_yticks(ticks, [VOCAB[i] for i in ticks], fontsize=10)
+        ax.set_xlabel(r"key's previous letter $t_{n-1}$")
+        ax.set_title(HEAD_NAMES[head], fontsize=12)
+    axes[0].set_ylabel(r"query letter $t_m$")
+    fig.colorbar(im, ax=axes, label=r"$q_m^{(1)T} k_n^{(1)} / \beta$", shrink=0.75)
+    return fig
+
+
+@register(
+    "layer1-rank1-rows",
+    page=PAGE,
+    caption=(
+        r"The rank-1 head's scores on the prompt of {{ fig('layer1-patterns') }}, one line per "
+        r"query position \(m\) (colour: the query's letter). Left: the raw rows "
+        r"\(q_m^{(1)T} k_n^{(1)}\) over the keys. Right: the same rows divided by each query's "
+        r"own scalar \(\beta\, v_q^T h^{(1)}_m\); they fall on one curve, the key scalar "
+        r"\(v_k^T h^{(1)}_n\). A query can only scale that one curve (and flip it when its "
+        r"scalar is negative), so it cannot move its favourite key."
+    ),
+    alt="Two line plots over key position. Left: fourteen zig-zag lines of different heights "
+    "and signs, all with the same shape. Right: after dividing each by its query's scalar, the "
+    "lines lie exactly on top of each other, a single zig-zag between -1 and 1.",
+    prompt=PROMPT,
+)
+def rank1_rows(prompt: str = PROMPT):
+    """Rows of the rank-1 score matrix and their collapse, from ``forward(head="rank1")``."""
+    tr = forward(prompt, head="rank1")
+    d = tr.config.d
+    W = tr.weights["layer1"]
+    q_scalar = (tr.h1 @ W["W_q"].T)[:, d - 2]  # beta v_q^T h_m, before RoPE
+    T = len(tr.tokens)
+    fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=3.7, sharex=True)
+    cmap = mpl.colormaps["twilight"]
+    for m in range(1, T):
+        if abs(q_scalar[m]) < 1e-9 * tr.config.beta:
+            continue
+        n = np.arange(m + 1)  # the keys query m can see
+        colour = cmap(VOCAB.index(tr.tokens[m]) / 26)
+        ax0.plot(n, tr.scores1[m, : m + 1], color=colour, lw=1.2, marker="o", ms=2.5)
+        ax1.plot(n, tr.scores1[m, : m + 1] / q_scalar[m], color=colour, lw=1.2, marker="o", ms=2.5)
+    ax0.set_ylabel(r"$q_m^{(1)T} k_n^{(1)}$")
+    ax1.set_ylabel(r"$q_m^{(1)T} k_n^{(1)} \,/\, (\beta\, v_q^T h^{(1)}_m)$")
+    for ax in (ax0, ax1):
+        ax.set_xlabel(r"key position $n$")
+        token_ticks(ax, tr.tokens, axis="x")
+        ax.tick_params(axis="x", labelrotation=90)
+        ax.axhline(0, color="0.6", lw=0.8)
+    sm = mpl.cm.ScalarMappable(cmap=cmap, norm=mpl.colors.Normalize(0, 26))
+    cb = fig.colorbar(sm, ax=(ax0, ax1), label=r"query letter $t_m$", shrink=0.8)
+    cb.set_ticks([0, 6.5, 13, 19.5], labels=["a", "g/h", "n", "t/u"])
+    return fig
+
+
+@register(
+    "layer1-patterns",
+    page=PAGE,
+    caption=(
+        r"Layer-1 attention on a prompt that repeats itself. Left, the rank-1 head: whatever "
+        r"the query letter, the rows pile onto the same few keys, those whose previous letter "
+        r"has the most extreme scalar. Right, the working head: in the second copy each query "
+        r"attends to the key just after its letter's first occurrence (the induction "
+        r"stripe), so the value it copies is the letter that came next last time."
+    ),
+    alt="Two attention heatmaps, query position down, key position across, tokens as labels. "
+    "Left, rank-1: bright cells stacked in a few columns. Right, working head: in the lower "
+    "half a bright diagonal stripe offset to the left by six positions, the induction stripe.",
+    prompt=PROMPT,
+)
+def patterns(prompt: str = PROMPT):
+    """Layer-1 patterns of both heads on the same prompt, from two forward passes."""
+    fig, axes = new_figure(1, 2, width=7.2, height=4.2)
+    for ax, head in zip(axes, ("rank1", "induction"), strict=True):
+        tr = forward(prompt, head=head)
+        im = ax.imshow(_masked(tr, tr.A1), cmap=SEQUENTIAL, vmin=0.0, vmax=1.0)
+        token_ticks(ax, tr.tokens)
+        ax.tick_params(labelsize=10)
+        ax.tick_params(axis="x", labelrotation=90)
+        ax.set_xlabel(r"key position $n$")
+        ax.set_title(HEAD_NAMES[head], fontsize=12)
+    axes[0].set_ylabel(r"query position $m$")
+    fig.colorbar(im, ax=axes, label=r"$A^{(1)}_{m,n}$", shrink=0.8)
+    return fig
+
+
+@register(
+    "layer1-accuracy",
+    page=PAGE,
+    caption=(
+        r"Induction accuracy of the two heads on the same 1000 seeded prompts "
+        r"\(\ldots A\,B \ldots A\) (``induction_prompts(1000)``, lengths 8 to 256), overall and "
+        r"by prompt length. A prompt counts as solved when the model's most probable next "
+        r"letter is \(B\). Chance is 1 in 26, about 3.8%."
+    ),
+    alt="Grouped bar chart: accuracy in percent for five groups, all prompts and four length "
+    "ranges. The working head's bars all reach 100 percent; the rank-1 head's bars are short, "
+    "about 10 percent overall and highest for the shortest prompts. A dashed line marks chance.",
+    n=1000,
+)
+def accuracy(n: int = 1000):
+    """Accuracy of both heads, overall and by length, from ``induction_accuracy``."""
+    prompts = induction_prompts(n)
+    edges = (8, 65, 129, 193, 257)
+    bins = list(zip(edges[:-1], edges[1:], strict=True))
+    groups = [[p for p in prompts if lo <= len(p.text) < hi] for lo, hi in bins]
+    labels = ["all"] + [f"{lo}-{hi - 1}" for lo, hi in bins]
+    fig, ax = new_figure(width=7.2, height=3.6)
+    x = np.arange(len(labels))
+    for k, head in enumerate(("rank1", "induction")):
+        by_group = np.array([induction_accuracy(g, head=head) for g in groups])
+        sizes = np.array([len(g) for g in groups])
+        overall = float((by_group * sizes).sum() / sizes.sum())
+        values = 100 * np.r_[overall, by_group]
+        bars = ax.bar(x + (k - 0.5) * 0.38, values, width=0.38, color=COLORS[2 * k],
+                      label=HEAD_NAMES[head])  # fmt: skip
+        ax.bar_label(bars, fmt="%.1f", fontsize=10, padding=2)
+    ax.axhline(100 / 26, color="0.4", ls="--", lw=1)
+    ax.text(len(labels) - 0.5, 100 / 26 + 2, "chance", ha="right", fontsize=10, color="0.3")
+    ax.set_xticks(x, labels)
+    ax.set_xlabel("prompt length (letters)")
+    ax.set_ylabel("accuracy (%)")
+    ax.set_ylim(0, 118)
+    ax.legend(loc="upper center", ncols=2, bbox_to_anchor=(0.5, 1.02))
+    return fig
+
+
+def _distance_prompt(length: int, letter: str, seed: int) -> str:
+    """Uniform random letters, ending in ``letter`` (the query)."""
+    rng = np.random.default_rng(seed)
+    text = [VOCAB[i] for i in rng.integers(26, size=length)]
+    text[-1] = letter
+    return "".join(text)
+
+
+@register(
+    "layer1-distance",
+    page=PAGE,
+    caption=(
+        r"The limit of the working head. One forward pass over 2400 random letters ending "
+        r"in k; each dot is the last query's score (per unit \(\beta\)) against an earlier "
+        r"key, plotted at its distance \(m - n\), for the keys that follow a k (the exact "
+        r"match), an l or a j (the neighbouring letters). The slowest RoPE pair still turns "
+        r"the query by \(\theta_{31}\) per token, so the exact match fades while the "
+        r"neighbour l gains, and they cross at \(\pi/26 \,/\, \theta_{31} \approx 906\) "
+        r"tokens (dashed line)."
+    ),
+    alt="Scatter plot of score per unit beta against distance from 0 to 2400. Dots for keys "
+    "after k fall slowly from 1; dots for keys after l rise from about 0.97 to 1 near 1800; "
+    "dots for keys after j fall from 0.97. The k and l curves cross at a dashed vertical line "
+    "near 906.",
+    length=2400,
+    letter="k",
+    seed=3,
+)
+def distance(length: int = 2400, letter: str = "k", seed: int = 3):
+    """Last-query scores against distance by the key's previous letter, from ``forward``."""
+    tr = forward(_distance_prompt(length, letter, seed))
+    beta = tr.config.beta
+    m = len(tr.tokens) - 1
+    n = np.arange(1, m)  # keys with a letter before them
+    prev = np.array(tr.tokens)[n - 1]
+    dist = m - n
+    i = VOCAB.index(letter)
+    fig, ax = new_figure(width=7.2, height=3.8)
+    for k, (shift, name) in enumerate(((0, "exact"), (1, "next"), (-1, "previous"))):
+        other = VOCAB[(i + shift) % 26]
+        sel = prev == other
+        ax.plot(dist[sel], tr.scores1[m, n[sel]] / beta, "o", ms=3.5, color=COLORS[[0, 5, 2][k]],
+                label=rf"after {other} ({name})")  # fmt: skip
+    theta = frequencies(tr.config.d, tr.config.base)[-1]
+    cross = np.pi / 26 / theta
+    ax.axvline(cross, color="0.3", ls="--", lw=1)
+    ax.text(
+        cross - 30,
+        0.90,
+        rf"$\pi/26\,/\,\theta_{{31}} \approx {cross:.0f}$",
+        fontsize=11,
+        ha="right",
+    )
+    ax.set_xlabel(r"distance $m - n$ (tokens)")
+    ax.set_ylabel(r"$q_m^{(1)T} k_n^{(1)} / \beta$")
+    ax.set_ylim(0.89, 1.008)
+    ax.legend(
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncols=3,
+        title="keys",
+        title_fontsize=11,
+        handletextpad=0.1,
+        columnspacing=1.0,
+    )
+    return fig
