@@ -1,0 +1,298 @@
+r"""Figures of the paper-to-code notebook (RoFormer, Su et al. 2021) and how a notebook shows them.
+
+Notebook pages are rendered by mkdocs-jupyter, not by the site's Markdown pipeline, so a notebook
+cannot use ``{{ figure(...) }}``. :func:`show` gives it the same result: the registered figure as
+an inline SVG image with its alt text, inside a ``<figure id="fig-ID">`` with a numbered caption.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from xml.etree import ElementTree
+
+import numpy as np
+
+from ..rope import apply_rope, frequencies, scaled_frequencies
+from . import get, register, render_bytes
+from .style import COLORS, DIVERGING, centred_norm, new_figure
+
+PAGE = "paper-to-code/roformer.py"
+#: The chapter number of the paper-to-code pages (figures are numbered 10.1, 10.2, ...).
+CHAPTER = 10
+#: Stands for the site's figures folder in notebook HTML; the notebook hook resolves it per page
+#: (and writes each figure's SVG there), so every figure can be downloaded on its own.
+FIGURES_URL = "ROPE-FIGURES-URL"
+RE_INLINE_MATH = re.compile(r"\\\(.+?\\\)", re.DOTALL)
+
+
+def figure_html(fig_id: str, number: int, chapter: int = CHAPTER) -> str:
+    r"""HTML for a registered figure, as the Markdown pages show theirs.
+
+    A ``<figure class="rope-figure" id="fig-ID">`` holding the SVG as a ``data:`` image with the
+    figure's alt text, the caption "Figure <chapter>.<number>. ..." with a download link (to
+    ``FIGURES_URL/ID.svg``, resolved by the notebook hook) and a collapsed block with
+    the code of the figure function. Inline math \( \ldots \) in the caption is wrapped in
+    ``<span class="arithmatex">`` so that the site's MathJax typesets it.
+
+    Args:
+        fig_id: a registered figure id.
+        number: the figure's number within the page, 1 or more.
+        chapter: the page's chapter number.
+
+    Returns:
+        A self-contained HTML fragment (no file to serve).
+    """
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise ValueError(f"figure number must be an integer >= 1; got {number!r}")
+    spec = get(fig_id)
+    data = render_bytes(fig_id, "svg")
+    root = ElementTree.fromstring(data)
+    width, height = (
+        round(float(root.get(a).removesuffix("pt")) * 4 / 3) for a in ("width", "height")
+    )
+    svg = base64.b64encode(data).decode("ascii")
+    alt = html.escape(spec.alt, quote=True)
+    caption = RE_INLINE_MATH.sub(
+        lambda m: f'<span class="arithmatex">{m.group(0)}</span>',
+        html.escape(spec.caption, quote=False),
+    )
+    label = f"{chapter}.{number}"
+    code = html.escape(spec.source().rstrip(), quote=False)
+    return (
+        f'<figure class="rope-figure" id="fig-{fig_id}">\n'
+        f'<img src="data:image/svg+xml;base64,{svg}" alt="{alt}" width="{width}" '
+        f'height="{height}" style="box-sizing: border-box;">\n'
+        f'<figcaption><span class="rope-figure__number">Figure {label}.</span> {caption} '
+        f'<a class="rope-figure__download" href="{FIGURES_URL}/{fig_id}.svg" '
+        f'download="{fig_id}.svg">Download SVG</a></figcaption>\n'
+        f"<details><summary>Code for Figure {label}: <code>{spec.qualname}</code></summary>"
+        f"<pre><code>{code}</code></pre></details>\n"
+        f"</figure>"
+    )
+
+
+def show(fig_id: str, number: int, chapter: int = CHAPTER):
+    """Display a registered figure in a notebook (see :func:`figure_html`).
+
+    Returns:
+        An ``IPython.display.HTML`` object; as the last expression of a cell it is shown.
+    """
+    from IPython.display import HTML  # only notebooks need IPython
+
+    return HTML(figure_html(fig_id, number, chapter))
+
+
+# --- figures -------------------------------------------------------------------------------------
+
+
+@register(
+    "paper-score-diagonals",
+    page=PAGE,
+    caption=r"The RoPE score \(\langle R_{\Theta,m} q, R_{\Theta,n} k\rangle\) of one random "
+    r"query and key (\(d = 64\)) for every query position \(m\) and key position \(n\). Each "
+    r"diagonal \(m - n = \text{const}\) has a single colour: the score depends only on the offset.",
+    alt="Heat map, 48 by 48, red for positive and blue for negative scores. The colours form "
+    "stripes parallel to the main diagonal: every cell on a given diagonal has the same colour.",
+    d=64,
+    length=48,
+    seed=2,
+)
+def score_diagonals(d=64, length=48, seed=2):
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal(d), rng.standard_normal(d)
+    pos = np.arange(length)
+    Q = apply_rope(np.tile(q, (length, 1)), pos)  # (length, d): q at every position m
+    K = apply_rope(np.tile(k, (length, 1)), pos)  # (length, d): k at every position n
+    scores = Q @ K.T  # (m, n)
+    fig, ax = new_figure(width=6.4, height=5.2)
+    im = ax.imshow(scores, cmap=DIVERGING, norm=centred_norm(scores), origin="upper")
+    ax.set_xlabel(r"key position $n$")
+    ax.set_ylabel(r"query position $m$")
+    fig.colorbar(im, ax=ax, label=r"score $(R_{\Theta,m}q)^\top (R_{\Theta,n}k)$")
+    return fig
+
+
+@register(
+    "paper-layouts",
+    page=PAGE,
+    caption=r"Which coordinates share a rotation, for \(d = 16\). Interleaved (RoFormer, GPT-J): "
+    r"pair \(i\) is coordinates \((2i, 2i+1)\). Rotate-half (GPT-NeoX, LLaMA): pair \(i\) is "
+    r"\((i, i + d/2)\). The number in each cell is the pair index \(i\), so its frequency "
+    r"\(\theta_i\).",
+    alt="Two rows of 16 cells, one per coordinate 0 to 15. Top row, interleaved: pair indices "
+    "0 0 1 1 2 2 up to 7 7. Bottom row, rotate-half: pair indices 0 to 7, then 0 to 7 again.",
+    d=16,
+)
+def layouts(d=16):
+    c = np.arange(d)
+    pair = np.stack([c // 2, c % (d // 2)])  # row 0: interleaved, row 1: rotate-half
+    fig, ax = new_figure(width=7.2, height=2.4)
+    ax.imshow(pair, cmap="cividis", aspect="auto", vmin=0, vmax=d // 2 - 1)
+    for r in range(2):
+        for j in range(d):
+            v = pair[r, j]
+            ax.text(
+                j,
+                r,
+                str(v),
+                ha="center",
+                va="center",
+                fontsize=11,
+                color="white" if v < d // 4 else "black",
+            )
+    ax.set_yticks([0, 1], ["interleaved", "rotate-half"])
+    ax.set_xticks(c)
+    ax.set_xlabel(r"coordinate of $q$ or $k$ (number in cell: pair index $i$)")
+    for s in ax.spines.values():
+        s.set_visible(False)
+    return fig
+
+
+@register(
+    "paper-long-term-decay",
+    page=PAGE,
+    caption=r"Long-term decay (RoFormer, section 3.4.3), \(d = 128\), base 10000. Left: the "
+    r"paper's bound factor \(\frac{1}{d/2}\sum_{j=1}^{d/2} |S_j|\) against the relative distance "
+    r"\(m - n\). Right: real scores, divided by their value at distance 0. A query and key with "
+    r"the same content (\(k = q\), mean over 200 random vectors) keep about half of their "
+    r"score at distance 50 and about a quarter, with ripples, near 500; for independent "
+    r"random \(q, k\) the typical size (root mean square) does not decay.",
+    alt="Two line plots against relative distance 0 to 512. Left: the bound starts at 32.5, falls "
+    "quickly to about 10 by distance 100, then slowly and with ripples, to between 5 and 11 "
+    "near 500. Right: the mean score for k equal to q falls from 1 to about 0.5 at distance 50 "
+    "and ripples around 0.25 near 500; the root-mean-square score of independent pairs stays "
+    "near 1 throughout.",
+    d=128,
+    max_distance=512,
+    n_vectors=200,
+    seed=0,
+)
+def long_term_decay(d=128, max_distance=512, n_vectors=200, seed=0):
+    theta = frequencies(d)  # (d/2,)
+    r = np.arange(max_distance + 1)  # relative distance m - n
+    S = np.cumsum(np.exp(1j * r[:, None] * theta[None, :]), axis=1)  # S_j, j = 1..d/2
+    bound = np.abs(S).mean(axis=1)  # (1/(d/2)) sum_j |S_j|
+
+    rng = np.random.default_rng(seed)
+    same = np.zeros(r.size)
+    indep_sq = np.zeros(r.size)
+    for _ in range(0, n_vectors, 50):  # chunks keep memory small
+        q = rng.standard_normal((50, d))
+        k = rng.standard_normal((50, d))
+        # the query at position m = distance, the key at n = 0: only m - n matters
+        Qr = apply_rope(np.broadcast_to(q[:, None, :], (50, r.size, d)), r)  # (50, R, d)
+        same += np.einsum("brd,bd->r", Qr, q)
+        indep_sq += (np.einsum("brd,bd->br", Qr, k) ** 2).sum(axis=0)
+    same /= n_vectors
+    indep_rms = np.sqrt(indep_sq / n_vectors)
+
+    fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=3.6)
+    ax0.plot(r, bound, color=COLORS[0])
+    ax0.set_xlabel(r"relative distance $m - n$")
+    ax0.set_ylabel(r"$\frac{1}{d/2}\sum_j |S_j|$")
+    ax0.set_ylim(0, None)
+    ax1.axhline(0, color="0.6", lw=0.8)
+    ax1.plot(r, same / same[0], color=COLORS[5], label=r"mean score, $k = q$")
+    ax1.plot(r, indep_rms / indep_rms[0], color=COLORS[2], label="RMS score, independent")
+    ax1.set_xlabel(r"relative distance $m - n$")
+    ax1.set_ylabel("score / score at distance 0")
+    ax1.legend(loc="center right")
+    return fig
+
+
+@register(
+    "paper-context-wavelengths",
+    page=PAGE,
+    caption=r"Wavelength \(\lambda_i = 2\pi/\theta_i\) of each pair \(i\) for \(d = 128\), base "
+    r"10000, a trained context \(L = 2048\) and an extension by \(s = 4\). Dashed: the original "
+    r"RoPE. Position Interpolation stretches every pair by \(s\); NTK-aware scaling keeps the fast "
+    r"pairs and stretches the slowest by \(s\); YaRN keeps pairs that turn many times within "
+    r"\(L\), interpolates those that turn less than once and ramps in between.",
+    alt="Three log-scale line plots of wavelength against pair index 0 to 63, one per method. "
+    "The original wavelengths rise from 6.3 to about 54000. Linear scaling lies a factor 4 above "
+    "everywhere. NTK starts on the original and ends a factor 4 above. YaRN matches the original "
+    "up to pair 16, lies a factor 4 above from pair 41 on, with a ramp between. Horizontal "
+    "lines mark 2048 and 8192.",
+    d=128,
+    base=10000.0,
+    factor=4.0,
+    original_max_position=2048,
+)
+def context_wavelengths(d=128, base=10000.0, factor=4.0, original_max_position=2048):
+    i = np.arange(d // 2)
+    original = 2 * np.pi / frequencies(d, base)
+    names = {"linear": "Position Interpolation", "ntk": "NTK-aware", "yarn": "YaRN"}
+    fig, axes = new_figure(1, 3, width=7.2, height=3.6, sharey=True)
+    for ax, (method, name), color in zip(axes, names.items(), COLORS[:3], strict=True):
+        inv_freq, _ = scaled_frequencies(
+            d,
+            base=base,
+            method=method,
+            factor=factor,
+            original_max_position=original_max_position,
+        )
+        ax.axhline(original_max_position, color="0.35", lw=1, ls=":")
+        ax.axhline(factor * original_max_position, color="0.35", lw=1, ls="-.")
+        ax.plot(i, original, color="0.5", ls="--", lw=1.5, label="original")
+        ax.plot(i, 2 * np.pi / inv_freq, color=color, label=name)
+        ax.set_yscale("log")
+        ax.set_xlabel(r"pair index $i$")
+        ax.legend(loc="upper left", fontsize=10)
+    axes[0].set_ylabel(r"wavelength $2\pi/\theta_i$ (positions)")
+    axes[2].text(d // 2 - 1, original_max_position * 0.8, r"$L$", ha="right", va="top")
+    axes[2].text(d // 2 - 1, factor * original_max_position * 1.2, r"$sL$", ha="right", va="bottom")
+    return fig
+
+
+@register(
+    "paper-exercise-pair-rotation",
+    page="paper-to-code/roformer-exercise.py",
+    caption=r"What apply_rope does to one pair of coordinates \((x_{2i}, x_{2i+1})\), here "
+    r"starting at \((1, 0)\), for positions \(m = 0, \ldots, 5\) (\(d = 64\), base 10000). "
+    r"Left: pair \(i = 0\) turns by \(\theta_0 = 1\) radian per position. Right: pair "
+    r"\(i = 8\) turns by \(\theta_8 = 0.1\) radian per position. The length never changes.",
+    alt="Two unit circles with six arrows each, for m = 0 to 5. Left: the arrows are spread "
+    "around the circle, one radian apart. Right: the arrows are bunched together, a tenth of a "
+    "radian apart, near the positive horizontal axis; only m = 0 and m = 5 are labelled.",
+    d=64,
+    pairs=(0, 8),
+    n_positions=6,
+)
+def exercise_pair_rotation(d=64, pairs=(0, 8), n_positions=6):
+    m = np.arange(n_positions)
+    x = np.zeros((n_positions, d))
+    x[:, 0::2] = 1.0  # every pair starts at (1, 0)
+    rotated = apply_rope(x, m)  # (positions, d)
+    theta = frequencies(d)
+    fig, axes = new_figure(1, len(pairs), width=7.2, height=3.8)
+    circle = np.linspace(0, 2 * np.pi, 200)
+    for ax, i in zip(axes, pairs, strict=True):
+        ax.plot(np.cos(circle), np.sin(circle), color="0.75", lw=1)
+        for pos in m:
+            a, b = rotated[pos, 2 * i], rotated[pos, 2 * i + 1]
+            color = COLORS[pos % len(COLORS)]
+            ax.annotate(
+                "",
+                xy=(a, b),
+                xytext=(0, 0),
+                arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.8},
+            )
+            if theta[i] > 0.3 or pos in (0, m[-1]):  # slow pairs: label the ends only
+                ax.text(
+                    1.16 * a,
+                    1.16 * b,
+                    f"$m={pos}$",
+                    ha="center",
+                    va="center",
+                    fontsize=11,
+                    color=color,
+                )
+        ax.set_aspect("equal")
+        ax.set_xlim(-1.35, 1.35)
+        ax.set_ylim(-1.35, 1.35)
+        ax.set_xlabel(rf"$x_{{{2 * i}}}$")
+        ax.set_ylabel(rf"$x_{{{2 * i + 1}}}$")
+        ax.set_title(rf"pair $i={i}$, $\theta_{{{i}}} = {theta[i]:.3g}$", fontsize=12)
+    return fig

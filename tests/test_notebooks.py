@@ -1,0 +1,419 @@
+"""The paper-to-code notebooks: they run, their six sanity checks pass and can fail, the
+exercise's stub raises, and the pages built from them are complete and self-contained.
+
+The notebooks are jupytext percent scripts (``docs/paper-to-code/*.py``). The tests execute
+their code cells in order in one namespace, as Jupyter would, then examine that namespace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import jupytext
+import numpy as np
+import pytest
+
+import rope_explained
+from rope_explained.figures import get, load_all
+from rope_explained.figures.paper import figure_html
+
+ROOT = Path(__file__).resolve().parent.parent
+NB_DIR = ROOT / "docs" / "paper-to-code"
+SOLUTION = NB_DIR / "roformer.py"
+EXERCISE = NB_DIR / "roformer-exercise.py"
+CHECK_NAMES = [
+    "check_norm_preserved",
+    "check_position_zero",
+    "check_shift_invariance",
+    "check_shape",
+    "check_offsets_differ",
+    "check_composition",
+]
+
+
+def _load_hook():
+    spec = importlib.util.spec_from_file_location(
+        "notebook_pages", ROOT / "rope_explained" / "notebook_pages.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def code_cells(path: Path) -> list[str]:
+    return [c.source for c in jupytext.read(path).cells if c.cell_type == "code"]
+
+
+def markdown_text(path: Path) -> str:
+    return "\n".join(c.source for c in jupytext.read(path).cells if c.cell_type == "markdown")
+
+
+def run_cells(cells: list[str], name: str) -> tuple[dict, list[str]]:
+    """Execute code cells in order in one namespace; return it and each cell's stdout."""
+    ns: dict = {"__name__": "__notebook__"}
+    printed = []
+    for i, source in enumerate(cells):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            exec(compile(source, f"{name}[cell {i}]", "exec"), ns)  # noqa: S102
+        printed.append(buf.getvalue())
+    return ns, printed
+
+
+@pytest.fixture(scope="module")
+def solution():
+    return run_cells(code_cells(SOLUTION), SOLUTION.name)
+
+
+@pytest.fixture(scope="module")
+def exercise():
+    return run_cells(code_cells(EXERCISE), EXERCISE.name)
+
+
+# --- broken implementations, each violating one property --------------------------------------
+
+
+def _identity(x, positions, base=10000.0):
+    return np.array(x, dtype=float)
+
+
+def _stretched(x, positions, base=10000.0):
+    return 1.01 * rope_explained.apply_rope(x, positions, base)
+
+
+def _off_by_one(x, positions, base=10000.0):
+    return rope_explained.apply_rope(x, np.asarray(positions, dtype=float) + 1.0, base)
+
+
+def _quadratic(x, positions, base=10000.0):
+    p = np.asarray(positions, dtype=float)
+    return rope_explained.apply_rope(x, p * np.abs(p), base)
+
+
+def _flattened(x, positions, base=10000.0):
+    out = rope_explained.apply_rope(x, positions, base)
+    return out.reshape(-1, out.shape[-1])
+
+
+#: broken implementation -> the check that must reject it
+BROKEN = {
+    _stretched: "check_norm_preserved",
+    _off_by_one: "check_position_zero",
+    _quadratic: "check_shift_invariance",
+    _flattened: "check_shape",
+    _identity: "check_offsets_differ",
+}
+
+
+# --- the solution notebook ---------------------------------------------------------------------
+
+
+def test_solution_runs_all_six_checks(solution):
+    ns, printed = solution
+    assert [c.__name__ for c in ns["SANITY_CHECKS"]] == CHECK_NAMES
+    for check in ns["SANITY_CHECKS"]:  # run them again here: they return, they do not raise
+        assert isinstance(check(ns["apply_rope"]), str)
+        assert isinstance(check(rope_explained.apply_rope), str)
+    ok_lines = [line for out in printed for line in out.splitlines() if " OK: " in line]
+    assert [line.split(" OK")[0] for line in ok_lines] == [f"check {i}" for i in range(1, 7)]
+
+
+@pytest.mark.parametrize("broken", list(BROKEN), ids=lambda f: f.__name__.strip("_"))
+def test_checks_reject_broken_implementations(solution, broken):
+    ns, _ = solution
+    checks = {c.__name__: c for c in ns["SANITY_CHECKS"]}
+    with pytest.raises(AssertionError):
+        checks[BROKEN[broken]](broken)
+
+
+def test_composition_check_rejects_a_non_additive_rope(solution):
+    ns, _ = solution
+    checks = {c.__name__: c for c in ns["SANITY_CHECKS"]}
+    with pytest.raises(AssertionError):
+        checks["check_composition"](_quadratic)
+    with pytest.raises(AssertionError):
+        checks["check_composition"](_off_by_one)
+
+
+def test_notebook_apply_rope_equals_the_package(solution):
+    ns, _ = solution
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 5, 12))
+    pos = np.array([0.0, 3.0, -2.0, 7.5, 1000.0])
+    np.testing.assert_allclose(
+        ns["apply_rope"](x, pos), rope_explained.apply_rope(x, pos), rtol=0, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        ns["apply_rope"](x, pos), rope_explained.apply_rope_matrix(x, pos), rtol=0, atol=1e-12
+    )
+    with pytest.raises(ValueError, match="even"):
+        ns["apply_rope"](np.ones((2, 3)), [0, 1])
+
+
+def test_shift_demo_is_invariant(solution):
+    ns, printed = solution
+    assert len(ns["diffs"]) == 6
+    assert max(ns["diffs"]) < 1e-9
+    assert any("largest absolute difference across shifts" in out for out in printed)
+
+
+def test_layouts_differ_by_a_fixed_permutation(solution):
+    ns, _ = solution
+    np.testing.assert_allclose(
+        ns["half_then_permute"], ns["permute_then_interleaved"], rtol=0, atol=1e-12
+    )
+    # the same weights under the other layout: equal at offset 0 only
+    assert abs(ns["as_trained"][0] - ns["wrong_layout"][0]) < 1e-9
+    assert np.max(np.abs(ns["as_trained"] - ns["wrong_layout"])) > 1.0
+    np.testing.assert_allclose(ns["as_trained"], ns["converted"], rtol=0, atol=1e-9)
+
+
+def test_decay_bound_holds(solution):
+    ns, _ = solution
+    assert np.all(np.abs(ns["real_scores"]) <= ns["bound"])
+    d = ns["d"]
+    # at distance 0 every S_j = j, so the average of |S_j| is (d/2 + 1) / 2
+    assert ns["decay_factor"][0] / (d // 2) == pytest.approx((d // 2 + 1) / 2)
+
+
+def test_context_extension_numbers_in_the_prose(solution):
+    """The numbers the prose quotes about PI, NTK and YaRN are the ones the code computes."""
+    ns, _ = solution
+    s, L, theta, slow = ns["s"], ns["L"], ns["theta"], ns["slow"]
+    overshoot = {
+        method: (s * L * inv_freq[slow]) / (L * theta[slow])
+        for method, (inv_freq, _) in ns["rows"].items()
+    }
+    n_unseen = int(np.sum(overshoot["original"] > 1 + 1e-12))
+    text = " ".join(markdown_text(SOLUTION).split())
+    assert f"drives {n_unseen} slow pairs up to four times" in text
+    assert overshoot["original"].max() == pytest.approx(4.0)
+    assert np.max(overshoot["linear"]) == pytest.approx(1.0)
+    assert np.max(overshoot["yarn"]) == pytest.approx(1.0)
+    ntk = f"{overshoot['ntk'].max():.1f}"
+    assert f"worst overshoot from 4 to about {ntk}" in text
+    step = ns["rows"]["linear"][0][0]
+    assert f"from 1 to {step:.2f} radians" in text
+    assert ns["rows"]["yarn"][1] ** 2 == pytest.approx((0.1 * np.log(s) + 1) ** 2)
+
+
+# --- the exercise notebook ---------------------------------------------------------------------
+
+
+def test_exercise_stub_raises_not_implemented(exercise):
+    ns, printed = exercise
+    with pytest.raises(NotImplementedError):
+        ns["apply_rope"](np.ones((1, 4)), [0])
+    # with the stub in place, the checks ran against the reference, and the page says so
+    assert ns["rope_under_test"] is rope_explained.apply_rope
+    assert any("still a stub" in out and "reference solution" in out for out in printed)
+    ok_lines = [line for out in printed for line in out.splitlines() if " OK: " in line]
+    assert len(ok_lines) == 6
+
+
+def test_exercise_has_the_same_checks(solution, exercise):
+    def check_cell(path):
+        (cell,) = [c for c in code_cells(path) if "SANITY_CHECKS = [" in c]
+        body, last = cell.rstrip().rsplit("\n", 1)
+        assert last.startswith("run_checks(")  # the cell ends by running the checks
+        return body
+
+    assert check_cell(EXERCISE) == check_cell(SOLUTION)
+    ns_ex, _ = exercise
+    ns_sol, _ = solution
+    for check in ns_ex["SANITY_CHECKS"]:  # the solution's function passes the exercise's checks
+        assert isinstance(check(ns_sol["apply_rope"]), str)
+    for broken, name in BROKEN.items():  # and they reject what they should
+        (check,) = [c for c in ns_ex["SANITY_CHECKS"] if c.__name__ == name]
+        with pytest.raises(AssertionError):
+            check(broken)
+
+
+def test_exercise_tests_the_students_code_once_written():
+    """Replace the stub by the solution's function: the checks now test that function."""
+    solution_cell = next(c for c in code_cells(SOLUTION) if c.startswith("def apply_rope("))
+    cells = [solution_cell if c.startswith("def apply_rope(") else c for c in code_cells(EXERCISE)]
+    ns, printed = run_cells(cells, "exercise with a solution")
+    assert ns["rope_under_test"] is ns["apply_rope"]
+    assert ns["rope_under_test"] is not rope_explained.apply_rope
+    assert any("Your apply_rope runs" in out for out in printed)
+    assert sum(" OK: " in line for out in printed for line in out.splitlines()) == 6
+    assert ns["gap"] < 1e-12
+
+
+# --- figures and the notebook hook ------------------------------------------------------------
+
+
+def test_paper_figures_are_registered_for_the_notebook_pages():
+    registry = load_all()
+    ids = [i for i in registry if i.startswith("paper-")]
+    assert len(ids) >= 5
+    for fig_id in ids:
+        assert registry[fig_id].page.startswith("paper-to-code/roformer")
+    shown = {
+        path.name: re.findall(r'show\("(paper-[a-z0-9-]+)", (\d+)\)', path.read_text())
+        for path in (SOLUTION, EXERCISE)
+    }
+    for name, calls in shown.items():
+        for fig_id, _ in calls:
+            assert get(fig_id).page == f"paper-to-code/{name}", fig_id
+    numbers = [int(n) for calls in shown.values() for _, n in calls]
+    assert sorted(numbers) == list(range(1, len(numbers) + 1))  # 10.1, 10.2, ... once each
+
+
+def test_figure_html_has_alt_caption_and_anchor():
+    html = figure_html("paper-layouts", 2)
+    spec = get("paper-layouts")
+    assert html.startswith('<figure class="rope-figure" id="fig-paper-layouts">')
+    assert 'src="data:image/svg+xml;base64,' in html
+    assert f'alt="{spec.alt}"' in html
+    assert '<span class="rope-figure__number">Figure 10.2.</span>' in html
+    assert '<span class="arithmatex">\\(d = 16\\)</span>' in html
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="figure number"):
+            figure_html("paper-layouts", bad)
+
+
+def test_notebook_front_matter():
+    hook = _load_hook()
+    for path in (SOLUTION, EXERCISE):
+        meta = hook.notebook_meta(path)
+        assert meta["number"] == 10
+        assert meta["title"]
+
+
+def test_mark_math_matches_arithmatex_markup():
+    hook = _load_hook()
+    cell = (
+        '<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown jp-MarkdownOutput">'
+        "<p>Let $x_1 &lt; y$ cost <code>$5</code>.</p>\n"
+        '<p><a id="eq-sum"></a></p>\n<p>$$\na + b \\tag{10.1}\n$$</p></div>'
+        "<div><p>outside $z$</p></div>"
+    )
+    out = hook.mark_math(cell)
+    assert '<span class="arithmatex">\\(x_1 &lt; y\\)</span>' in out
+    assert "<code>$5</code>" in out
+    assert '<div class="arithmatex" id="eq-sum">\\[\na + b \\tag{10.1}\n\\]</div>' in out
+    assert "outside $z$" in out  # only Markdown cells are touched
+
+
+# --- the built pages ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stem", ["roformer", "roformer-exercise"])
+def test_built_notebook_page(site_dir, stem):
+    page_dir = site_dir / "paper-to-code" / stem
+    html = (page_dir / "index.html").read_text(encoding="utf-8")
+    # downloads: the jupytext source and an .ipynb that Jupyter can open
+    assert f'href="{stem}.ipynb"' in html and f'href="{stem}.py"' in html
+    assert (page_dir / f"{stem}.py").read_text() == (NB_DIR / f"{stem}.py").read_text()
+    nb = json.loads((page_dir / f"{stem}.ipynb").read_text())
+    assert nb["nbformat"] == 4 and nb["metadata"]["kernelspec"]["language"] == "python"
+    ipynb_code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    assert ipynb_code == code_cells(NB_DIR / f"{stem}.py")
+    # no script from another host, and nbconvert's loaders are gone
+    assert not re.search(r"<script[^>]*src=[\"']?(https?:)?//", html)
+    assert "cdnjs" not in html and "text/x-mathjax-config" not in html
+    # every display equation of the notebook is anchored and numbered (10.k)
+    labels = re.findall(r'<a id="(eq-[a-z0-9-]+)"></a>', (NB_DIR / f"{stem}.py").read_text())
+    for k, label in enumerate(labels, start=1):
+        m = re.search(rf'<div class="arithmatex" id="{label}">(.*?)</div>', html, re.DOTALL)
+        assert m and f"\\tag{{10.{k}}}" in m.group(1), label
+    # figures: anchored, with alt text and a numbered caption
+    for fig_id, number in re.findall(
+        r'show\("(paper-[a-z0-9-]+)", (\d+)\)', (NB_DIR / f"{stem}.py").read_text()
+    ):
+        m = re.search(rf'<figure class="rope-figure" id="fig-{fig_id}">(.*?)</figure>', html, re.S)
+        assert m, fig_id
+        assert re.search(r'<img [^>]*alt="[^"]{40,}"', m.group(1))
+        assert f"Figure 10.{number}." in m.group(1)
+
+
+def test_browser_typesets_notebook_math(browser, site_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        for stem in ("roformer", "roformer-exercise"):
+            page = context.new_page()
+            requests = []
+            page.on("request", lambda r, out=requests: out.append(r.url))
+            page.goto(f"{site_url}paper-to-code/{stem}/", wait_until="load")
+            result = page.evaluate(
+                """async () => {
+                  await MathJax.startup.promise;
+                  const cells = [...document.querySelectorAll('.jp-RenderedMarkdown')];
+                  const raw = cells.filter(c => {
+                    const t = c.cloneNode(true);
+                    t.querySelectorAll('code, pre, mjx-container').forEach(e => e.remove());
+                    return /\\$|\\\\\\(|\\\\\\[/.test(t.textContent);
+                  }).length;
+                  return {typeset: document.querySelectorAll(
+                            '.jp-RenderedMarkdown mjx-container').length,
+                          raw, errors: document.querySelectorAll('mjx-merror').length,
+                          figures: [...document.querySelectorAll('figure.rope-figure img')]
+                            .map(i => i.naturalWidth > 0 && i.alt.length > 40)};
+                }"""
+            )
+            assert result["typeset"] > 10, result
+            assert result["raw"] == 0 and result["errors"] == 0, result
+            assert result["figures"] and all(result["figures"]), result
+            own = [u for u in requests if u.startswith(site_url) or u.startswith("data:")]
+            scripts = [u for u in requests if u not in own and u.endswith((".js", ".mjs"))]
+            assert not scripts, scripts
+            page.close()
+    finally:
+        context.close()
+
+
+def test_failing_cell_fails_the_build(tmp_path):
+    """With the site's mkdocs-jupyter settings, an exception in a cell stops ``--strict``."""
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # !!python/name etc.
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_Loader)
+    (entry,) = [p for p in config["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p]
+    settings = entry["mkdocs-jupyter"]
+    assert settings["execute"] is True and settings["allow_errors"] is False
+    docs = tmp_path / "docs" / "paper-to-code"
+    docs.mkdir(parents=True)
+    (tmp_path / "docs" / "index.md").write_text("# Home\n")
+    (docs / "broken.py").write_text(
+        textwrap.dedent(
+            """\
+            # %% [markdown]
+            # # Broken
+
+            # %%
+            raise RuntimeError("this cell fails on purpose")
+            """
+        )
+    )
+    minimal = {
+        "site_name": "notebook failure",
+        "docs_dir": str(tmp_path / "docs"),
+        "site_dir": str(tmp_path / "site"),
+        "nav": [{"Home": "index.md"}, {"Broken": "paper-to-code/broken.py"}],
+        "plugins": [{"mkdocs-jupyter": settings}],
+    }
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(minimal))
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(tmp_path / "mkdocs.yml")],
+        cwd=tmp_path,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode != 0
+    assert "this cell fails on purpose" in proc.stderr
