@@ -1,3 +1,86 @@
-"""Figures of the playground page."""
+r"""Figures of the playground page (playground.md).
+
+The page computes its panels in the reader's browser; the figure here is the package's own
+answer for the prompt the page opens with, drawn at build time, so the reader can check the
+live panels against it.
+"""
 
 from __future__ import annotations
+
+import matplotlib
+import numpy as np
+
+from ..embedding import VOCAB
+from ..model import forward
+from ..playground import OPENING_PROMPT
+from . import register
+from .style import DIVERGING, SEQUENTIAL, centred_norm, new_figure
+
+PAGE = "playground.md"
+
+
+@register(
+    "playground-opening",
+    page=PAGE,
+    caption=(
+        r"What the playground shows when it opens, computed by the package while the site "
+        r"builds: `forward('inductionheadsinductionhe')` with the default settings "
+        r"(\(\alpha = 10\), base 10000, the working layer-1 head); the axes count positions, "
+        r"0 being the start token. Top left, the layer-0 "
+        r"scores \(q_m^{(0)T} k_n^{(0)}\) (every pair, the masked ones included); top right, "
+        r"their causal softmax \(A^{(0)}\), a band just below the diagonal; bottom left, the "
+        r"layer-1 pattern \(A^{(1)}\), whose last row points at the letter after the earlier "
+        r"`he`; bottom right, the next-letter probabilities, highest for `a`."
+    ),
+    alt="Four panels. Top left: a 26 by 26 heatmap of layer-0 scores, red everywhere (all "
+    "positive), darkest in the line just below the diagonal. Top right: the layer-0 "
+    "attention, a single bright yellow line just below the diagonal on a dark background, "
+    "the upper triangle grey. Bottom left: "
+    "the layer-1 attention, bright cells scattered off the diagonal, the last row bright at the "
+    "column of the letter a. Bottom right: a bar chart over the 26 letters with one tall bar "
+    "of about 0.9 at a and two small bars at its neighbours z and b.",
+    text=OPENING_PROMPT,
+)
+def opening(text: str = OPENING_PROMPT):
+    """The playground's four panels for its opening prompt, from one ``forward`` call."""
+    tr = forward(text)
+    fig, axes = new_figure(2, 2, width=7.2, height=7.4)
+    (ax_s, ax_a0), (ax_a1, ax_p) = axes
+    masked_grey = np.where(tr.mask, np.nan, 1.0)
+
+    im = ax_s.imshow(tr.scores0, cmap=DIVERGING, norm=centred_norm(tr.scores0))
+    fig.colorbar(im, ax=ax_s, label=r"$q_m^{(0)T} k_n^{(0)}$", shrink=0.8)
+    for ax, A, label in ((ax_a0, tr.A0, r"$A^{(0)}_{m,n}$"), (ax_a1, tr.A1, r"$A^{(1)}_{m,n}$")):
+        ax.imshow(masked_grey, cmap="Greys", vmin=0, vmax=8)
+        im = ax.imshow(np.where(tr.mask, A, np.nan), cmap=SEQUENTIAL, vmin=0, vmax=1)
+        fig.colorbar(im, ax=ax, label=label, shrink=0.8)
+    for ax in (ax_s, ax_a0, ax_a1):
+        ticks = np.arange(0, len(tr.tokens), 5)  # positions, as the live panels label them
+        ax.set_xticks(ticks)
+        ax.set_yticks(ticks)
+        ax.set_xlabel(r"key position $n$")
+        ax.set_ylabel(r"query position $m$")
+    ax_s.set_title("layer-0 scores", fontsize=11)
+    ax_a0.set_title("layer-0 attention", fontsize=11)
+    ax_a1.set_title("layer-1 attention", fontsize=11)
+
+    p = tr.probs[-1]
+    best = int(np.argmax(p))
+    colors = matplotlib.colormaps[SEQUENTIAL](p)  # the probability's own colour
+    bars = ax_p.bar(np.arange(26), p, color=colors, edgecolor="none")
+    bars[best].set_edgecolor("black")
+    bars[best].set_linewidth(1.8)
+    ax_p.annotate(
+        f"{VOCAB[best]}  {p[best]:.3f}",
+        (best, p[best]),
+        xytext=(8, -4),
+        textcoords="offset points",
+        fontsize=11,
+        fontweight="bold",
+    )
+    ax_p.set_xticks(np.arange(26), list(VOCAB), fontsize=8)
+    ax_p.set_ylim(0, 1)
+    ax_p.set_xlabel("next letter")
+    ax_p.set_ylabel(r"$P(\cdot \mid$ text$)$")
+    ax_p.set_title("next-letter probabilities", fontsize=11)
+    return fig
