@@ -1,0 +1,178 @@
+r"""Print the built site's one-page edition to a PDF for handouts.
+
+The site build writes every page, in the order of the navigation, onto one page
+(``site/print_page/``). This module serves the built site on a loopback port, opens that page in
+headless Chromium, waits until MathJax has typeset every equation, and prints it with Chromium's
+own PDF writer. It needs no MkDocs, only Playwright's Python package and a Chromium binary
+(``CHROMIUM``, default ``/usr/bin/chromium``; no browser download).
+
+Usage::
+
+    python -m rope_explained.print_pdf SITE_DIR OUT.pdf
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import http.server
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+PRINT_PAGE = "print_page/"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: Resolves once MathJax has typeset the page (and at once on a page without MathJax).
+MATHJAX_DONE = """async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+    if (MathJax.typesetPromise) { await MathJax.typesetPromise(); }
+  }
+  return document.querySelectorAll("mjx-container").length;
+}"""
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: str | Path) -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1 at a free port; yield the base URL (ends with ``/``).
+
+    Args:
+        directory: The folder to serve (a built site).
+
+    Raises:
+        ValueError: If ``directory`` is not a folder.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def launch_chromium(playwright):
+    """Launch headless Chromium from ``CHROMIUM`` (default ``/usr/bin/chromium``).
+
+    Raises:
+        FileNotFoundError: If there is no Chromium at that path.
+    """
+    path = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not Path(path).is_file():
+        raise FileNotFoundError(
+            f"Chromium not found at {path!r}: install it (Debian: apt-get install chromium) "
+            f"or set CHROMIUM=/path/to/chromium"
+        )
+    return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+
+
+def _print_page(browser, url: str, out: Path, timeout_s: float) -> int:
+    page = browser.new_page()
+    try:
+        page.set_default_timeout(timeout_s * 1000)
+        page.goto(url, wait_until="load")
+        page.emulate_media(media="print")
+        n_math = page.evaluate(MATHJAX_DONE)
+        page.wait_for_function("Array.from(document.images).every((img) => img.complete)")
+        page.pdf(path=str(out), print_background=True, prefer_css_page_size=True)
+    finally:
+        page.close()
+    return n_math
+
+
+def print_url(url: str, out: str | Path, *, timeout_s: float = 120.0, browser=None) -> int:
+    """Print the page at ``url`` to the PDF ``out`` once its math is typeset.
+
+    Args:
+        url: Address of the page (usually the site's ``print_page/``).
+        out: Path of the PDF to write; its folder is created if needed.
+        timeout_s: Longest wait for the page and for MathJax, in seconds (> 0).
+        browser: A Playwright Chromium browser to print with; by default one is launched
+            (see :func:`launch_chromium`) and closed afterwards.
+
+    Returns:
+        The number of typeset formulas (``mjx-container`` elements) on the page.
+
+    Raises:
+        ValueError: If ``timeout_s`` is not positive.
+    """
+    if not timeout_s > 0:
+        raise ValueError(f"timeout_s must be > 0 seconds; got {timeout_s!r}")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if browser is not None:
+        return _print_page(browser, url, out, timeout_s)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            return _print_page(browser, url, out, timeout_s)
+        finally:
+            browser.close()
+
+
+def print_site(
+    site_dir: str | Path, out: str | Path, *, timeout_s: float = 120.0, browser=None
+) -> int:
+    """Print the one-page edition of the built site in ``site_dir`` to the PDF ``out``.
+
+    Args:
+        site_dir: A built site (``mkdocs build``) holding ``print_page/index.html``.
+        out: Path of the PDF to write.
+        timeout_s: Longest wait for the page and for MathJax, in seconds (> 0).
+        browser: A Playwright Chromium browser to print with (default: launch one).
+
+    Returns:
+        The number of typeset formulas on the printed page.
+
+    Raises:
+        ValueError: If ``site_dir`` holds no print page.
+    """
+    site_dir = Path(site_dir)
+    if not (site_dir / PRINT_PAGE / "index.html").is_file():
+        raise ValueError(
+            f"site_dir must be a built site with {PRINT_PAGE}index.html; got {str(site_dir)!r} "
+            f"(run `mkdocs build` first)"
+        )
+    with serve(site_dir) as base:
+        return print_url(base + PRINT_PAGE, out, timeout_s=timeout_s, browser=browser)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``python -m rope_explained.print_pdf [SITE_DIR] [OUT.pdf]``."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "site_dir", help="the built site (default: site)", nargs="?", default="site"
+    )
+    parser.add_argument("out", help="the PDF to write", nargs="?", default="rope-explained.pdf")
+    args = parser.parse_args(argv)
+    n_math = print_site(args.site_dir, args.out)
+    size = Path(args.out).stat().st_size
+    print(f"{args.out}: {size / 1e6:.1f} MB, {n_math} typeset equations")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
