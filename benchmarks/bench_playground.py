@@ -19,15 +19,6 @@ import platform
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parent.parent / "docs" / "javascripts" / "playground.js"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 MEASURE = """([runs]) => {
   const pg = RopePlayground.current;
@@ -62,9 +53,10 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    executable = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    from rope_explained.print_pdf import launch_chromium
+
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": args.width + 40, "height": 1200})
         page.set_content(
             f'<!doctype html><html><body><div class="rope-playground" style="width:{args.width}px">'

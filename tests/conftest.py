@@ -24,18 +24,11 @@ from pathlib import Path
 
 import pytest
 
+from rope_explained.print_pdf import launch_chromium
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 SUMMARY_KEY = pytest.StashKey[list]()
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def page_path(src: str) -> str:
@@ -140,19 +133,15 @@ def site_url(site_dir):
 @pytest.fixture(scope="session")
 def browser():
     """Headless Chromium through Playwright (never downloads a browser)."""
-    executable = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    if not Path(executable).is_file():
-        pytest.fail(
-            f"Chromium not found at {executable}: install it (Debian: apt-get install chromium, "
-            f"or `make browser`) or set CHROMIUM=/path/to/chromium",
-            pytrace=False,
-        )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.fail("playwright is not installed: pip install -e '.[test]'", pytrace=False)
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            chromium = launch_chromium(p)
+        except FileNotFoundError as err:  # a missing browser fails the run; it is never skipped
+            pytest.fail(f"{err} (or run `make browser`)", pytrace=False)
         try:
             yield chromium
         finally:
