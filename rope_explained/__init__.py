@@ -78,4 +78,7 @@ __all__ = [
     "semantic_head_experiment",
     "semantic_recency",
     "tokenize",
+    "semantic_head_inputs",
+    "semantic_offset_scores",
+    "stable_pair_count",
 ]

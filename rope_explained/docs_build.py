@@ -506,7 +506,9 @@ def figure_html(fig_id: str, page) -> str:
     alt = html.escape(spec.alt, quote=True)
     return (
         f'<figure class="rope-figure" id="fig-{fig_id}">\n'
-        f'<a class="rope-figure__image" href="{url}" title="Open Figure {number} full size">'
+        f'<a class="rope-figure__image glightbox" href="{url}" data-type="image" '
+        f'data-title="Figure {number}" '
+        f'title="Open Figure {number} full size">'
         f'<img src="{url}" alt="{alt}" width="{width}" height="{height}"></a>\n'
         f'<figcaption><span class="rope-figure__number">Figure {number}.</span> {caption} '
         f'<a class="rope-figure__download" href="{url}" download="{fig_id}.svg">'

@@ -1,29 +1,30 @@
 r"""Weights of the hand-built heads, written down rather than learned.
 
 The residual stream \(h \in \mathbb{R}^D\) is cut into named slots
-(see :class:`Slots`):
+(see `Slots`):
 
-====================  ===================================================================
-``h[0]``              the constant bias coordinate, always 1 (what \(W_k x = c\)
-                      "for all x" needs: a linear map sends every input to the same
-                      non-zero vector only if the inputs share a constant coordinate)
-``h[tok]``            the current letter's embedding \(E[t_m]\) (``d`` coordinates)
-``h[prev]``           written by layer 0: the previous letter's embedding
-``h[out]``            written by layer 1: the letter the induction head copied
-the rest              zero: room the model does not use
-====================  ===================================================================
+| slot | what it holds |
+|---|---|
+| `h[0]` | the constant bias coordinate, always 1 |
+| `h[tok]` | the current letter's embedding \(E[t_m]\) (`d` coordinates) |
+| `h[prev]` | written by layer 0: the previous letter's embedding |
+| `h[out]` | written by layer 1: the letter the induction head copied |
+| the rest | zero: room the model does not use |
+
+The bias coordinate is what \(W_k x = c\) "for all x" needs: a linear map sends every input to
+the same non-zero vector only if the inputs share a constant coordinate.
 
 Layer 0 is the previous-token head of Wendler's notes. Layer 1 comes in two variants:
 
-``"induction"`` (the default, the one that works)
-    The query reads the current letter, the key reads the previous letter, both through the
+**`"induction"`** (the default, the one that works):
+    the query reads the current letter, the key reads the previous letter, both through the
     2-dimensional plane that holds every embedding, and both are placed in the **slowest**
     RoPE pair of the head, where position turns them least. The score is
     \(\beta\cos(a_{t_m} - a_{t_{n-1}} + (m-n)\theta_{d/2-1})\): largest where the key's
     previous letter is the query's letter. This is a rank-2 bilinear form; rank 2 is the
     least that can rank keys differently for different queries.
 
-``"rank1"`` (the explained-equations document's construction)
+**`"rank1"`** (the explained-equations document's construction):
     \(W_q^{(1)} = u_q v_q^T\), \(W_k^{(1)} = u_k v_k^T\). The score factors as
     \((u_q^T R u_k)(v_q^T h_m)(v_k^T h_n)\): one number for the query times one number for
     the key. Every query with a positive scalar ranks the keys in the same order (and every

@@ -72,30 +72,29 @@ def make_config(**config) -> Config:
 
 @dataclass(frozen=True)
 class Trace:
-    """Every intermediate of one forward pass, named after the equations.
+    r"""Every intermediate of one forward pass, named after the equations.
 
     ``T`` is the number of positions (letters, plus the start token when ``config.bos``),
     ``D`` the residual width, ``d`` the head dimension, ``V = 26``.
 
-    ====================  ========  ================================================
-    name                  shape     equation
-    ====================  ========  ================================================
-    ``tokens``            T         the tokens, ``"<s>"`` first when ``config.bos``
-    ``positions``         (T,)      m = 0, 1, ..., T-1
-    ``h0``                (T, D)    h^(0)_m = [1; E[t_m]; 0; 0]
-    ``k0``, ``q0``        (T, d)    k^(0)_n = R_n W_k h_n, q^(0)_m = R_m W_q h_m
-    ``scores0``           (T, T)    q^(0)T_m k^(0)_n for every pair (no mask)
-    ``A0``                (T, T)    causal softmax of scores0 over n <= m
-    ``v0``                (T, d)    V^(0) h^(0)_n (before the output map)
-    ``o0``                (T, D)    o^(0)_m = sum_n A0[m, n] W_o v0[n]
-    ``h1``                (T, D)    h^(0) + o^(0)
-    ``k1``, ``q1``        (T, d)    layer-1 keys and queries, after RoPE
-    ``scores1``, ``A1``   (T, T)    layer-1 scores and pattern
-    ``v1``, ``o1``        (T, d/D)  layer-1 values and output
-    ``h2``                (T, D)    h^(1) + o^(1)
-    ``logits``            (T, V)    W_out h^(2) + b_out
-    ``probs``             (T, V)    softmax of logits: P(next letter | t_<=m)
-    ====================  ========  ================================================
+    | name | shape | equation |
+    |---|---|---|
+    | `tokens` | T | the tokens, `"<s>"` first when `config.bos` |
+    | `positions` | (T,) | \(m = 0, 1, \ldots, T-1\) |
+    | `h0` | (T, D) | \(h^{(0)}_m = [1; E[t_m]; 0; 0]\) |
+    | `k0` | (T, d) | \(k^{(0)}_n = R_{\Theta,n} W_k h_n\) |
+    | `q0` | (T, d) | \(q^{(0)}_m = R_{\Theta,m} W_q h_m\) |
+    | `scores0` | (T, T) | \(q^{(0)T}_m k^{(0)}_n\) for every pair (no mask) |
+    | `A0` | (T, T) | causal softmax of `scores0` over \(n \le m\) |
+    | `v0` | (T, d) | \(V^{(0)} h^{(0)}_n\) (before the output map) |
+    | `o0` | (T, D) | \(o^{(0)}_m = \sum_n A^{(0)}_{m,n} W_o v_n\) |
+    | `h1` | (T, D) | \(h^{(0)} + o^{(0)}\) |
+    | `k1`, `q1` | (T, d) | layer-1 keys and queries, after RoPE |
+    | `scores1`, `A1` | (T, T) | layer-1 scores and pattern |
+    | `v1`, `o1` | (T, d), (T, D) | layer-1 values and output |
+    | `h2` | (T, D) | \(h^{(1)} + o^{(1)}\) |
+    | `logits` | (T, V) | \(W_\mathrm{out} h^{(2)} + b_\mathrm{out}\) |
+    | `probs` | (T, V) | softmax of `logits`: \(P(\text{next letter} \mid t_{\le m})\) |
     """
 
     config: Config

@@ -241,9 +241,19 @@ def test_every_public_function_has_a_docstring_with_its_equation():
             doc = inspect.getdoc(obj) or ""
             assert len(doc) > 40, name
     # the functions that compute an equation state it in the site's notation
-    stated = ["frequencies", "rotation_matrix", "apply_rope", "scaled_frequencies",
-              "causal_softmax", "letter_angle", "embed_index", "embedding_matrix",
-              "previous_token_experiment", "semantic_recency", "semantic_head_experiment"]
+    stated = [
+        "frequencies",
+        "rotation_matrix",
+        "apply_rope",
+        "scaled_frequencies",
+        "causal_softmax",
+        "letter_angle",
+        "embed_index",
+        "embedding_matrix",
+        "previous_token_experiment",
+        "semantic_recency",
+        "semantic_head_experiment",
+    ]
     for name in stated:
         doc = inspect.getdoc(getattr(rope_explained, name))
         assert "\\(" in doc or "$$" in doc, name

@@ -29,8 +29,9 @@ def style_context():
         yield
 
 
-def new_figure(nrows: int = 1, ncols: int = 1, *, width: float = 7.2, height: float = 4.0,
-               **kwargs):
+def new_figure(
+    nrows: int = 1, ncols: int = 1, *, width: float = 7.2, height: float = 4.0, **kwargs
+):
     """``plt.subplots`` in the site's style; returns ``(fig, axes)``."""
     with style_context():
         return plt.subplots(nrows, ncols, figsize=(width, height), **kwargs)
