@@ -86,7 +86,7 @@ from mkdocs.utils.meta import get_data  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.rope_explained")
 
-CACHE_DIR = ROOT / ".cache" / "figures"
+CACHE_DIR = figures.CACHE_DIR
 MATHJAX_SRC = ROOT / "node_modules" / "mathjax" / "es5"
 MATHJAX_DEST = "javascripts/vendor/mathjax"
 FIGURES_DEST = "figures"
@@ -235,29 +235,8 @@ def scan_page(src: str, text: str, meta: dict, line_offset: int = 0) -> tuple[Pa
 # --------------------------------------------------------------------------------------------
 
 
-def render_figure_cached(
-    fig_id: str, cache_dir: str | Path = CACHE_DIR, pkg_hash: str | None = None
-) -> tuple[bytes, bool]:
-    """The SVG bytes of a registered figure and whether they had to be rendered.
-
-    The cache file is ``cache_dir/<id>-<cache_key>.svg``; older versions of the same figure
-    are deleted when a new one is written.
-    """
-    spec = figures.get(fig_id)
-    key = figures.cache_key(spec, pkg_hash)
-    cache_dir = Path(cache_dir)
-    path = cache_dir / f"{fig_id}-{key}.svg"
-    if path.is_file():
-        return path.read_bytes(), False
-    data = figures.render_bytes(fig_id, "svg")
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    for old in cache_dir.glob(f"{fig_id}-*.svg"):
-        if re.fullmatch(rf"{re.escape(fig_id)}-[0-9a-f]+\.svg", old.name):
-            old.unlink()
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    return data, True
+#: The cache lives with the figures package (kept here under its old name for the hooks).
+render_figure_cached = figures.render_cached
 
 
 def svg_size(data: bytes) -> tuple[int, int]:

@@ -22,6 +22,8 @@ import hashlib
 import importlib
 import inspect
 import io
+import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +51,8 @@ MODULES = (
 )
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
+#: Where rendered figures are kept between builds (beside the package, in the repository).
+CACHE_DIR = PACKAGE_DIR.parent / ".cache" / "figures"
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,32 @@ def render_bytes(fig_id: str, fmt: str = "svg") -> bytes:
         fig.savefig(buf, format=fmt, metadata=metadata)
         plt.close(fig)
     return buf.getvalue()
+
+
+def render_cached(
+    fig_id: str, cache_dir: str | Path = CACHE_DIR, pkg_hash: str | None = None
+) -> tuple[bytes, bool]:
+    """The SVG bytes of a registered figure and whether they had to be rendered.
+
+    The cache file is ``cache_dir/<id>-<cache_key>.svg``: a figure is rendered again only when
+    the package's source or the figure's arguments change. Older versions of the same figure
+    are deleted when a new one is written.
+    """
+    spec = get(fig_id)
+    key = cache_key(spec, pkg_hash)
+    cache_dir = Path(cache_dir)
+    path = cache_dir / f"{fig_id}-{key}.svg"
+    if path.is_file():
+        return path.read_bytes(), False
+    data = render_bytes(fig_id, "svg")
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    for old in cache_dir.glob(f"{fig_id}-*.svg"):
+        if re.fullmatch(rf"{re.escape(fig_id)}-[0-9a-f]+\.svg", old.name):
+            old.unlink()
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return data, True
 
 
 def render(fig_id: str, out_dir: str | Path, fmt: str = "svg") -> Path:

@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 import numpy as np
 
 from ..rope import apply_rope, frequencies, scaled_frequencies
-from . import get, register, render_bytes
+from . import get, register, render_cached
 from .style import COLORS, DIVERGING, centred_norm, new_figure
 
 PAGE = "paper-to-code/roformer.py"
@@ -47,7 +47,7 @@ def figure_html(fig_id: str, number: int, chapter: int = CHAPTER) -> str:
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         raise ValueError(f"figure number must be an integer >= 1; got {number!r}")
     spec = get(fig_id)
-    data = render_bytes(fig_id, "svg")
+    data, _ = render_cached(fig_id)  # the site's figure cache: a rebuild re-renders nothing
     root = ElementTree.fromstring(data)
     width, height = (
         round(float(root.get(a).removesuffix("pt")) * 4 / 3) for a in ("width", "height")
