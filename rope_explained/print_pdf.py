@@ -49,11 +49,12 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve(directory: str | Path) -> Iterator[str]:
-    """Serve ``directory`` on 127.0.0.1 at a free port; yield the base URL (ends with ``/``).
+def serve(directory: str | Path, port: int = 0) -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1; yield the base URL (ends with ``/``).
 
     Args:
         directory: The folder to serve (a built site).
+        port: The port to listen on; 0 (the default) takes a free one.
 
     Raises:
         ValueError: If ``directory`` is not a folder.
@@ -62,7 +63,7 @@ def serve(directory: str | Path) -> Iterator[str]:
     if not directory.is_dir():
         raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
     handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -12,19 +12,17 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
+import contextlib
 import os
 import re
 import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from rope_explained.print_pdf import launch_chromium
+from rope_explained.print_pdf import launch_chromium, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -89,45 +87,16 @@ def site_dir(tmp_path_factory) -> Path:
     return out
 
 
-#: What `mike deploy` publishes beside the version folders; Material's version selector reads it
-#: from the parent of the site root. Served only when the built site has none.
-VERSIONS_JSON = b'[{"version": "dev", "title": "dev", "aliases": []}]'
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
-        pass
-
-    def do_GET(self):  # noqa: N802 (the base class's name)
-        if (
-            self.path.split("?")[0] == "/versions.json"
-            and not Path(self.directory, "versions.json").is_file()
-        ):
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(VERSIONS_JSON)))
-            self.end_headers()
-            self.wfile.write(VERSIONS_JSON)
-            return
-        super().do_GET()
-
-
 @pytest.fixture(scope="session")
 def site_url(site_dir):
     """Serve the built site on 127.0.0.1 (at the port of its ``site_url``) for the session."""
-    handler = functools.partial(_QuietHandler, directory=str(site_dir))
     port = _served_port(site_dir) or 0
-    try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    except OSError:  # the port was taken meanwhile: serve anyway (instant navigation reloads)
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with contextlib.ExitStack() as stack:
+        try:
+            url = stack.enter_context(serve(site_dir, port))
+        except OSError:  # the port was taken meanwhile: serve anyway (instant navigation reloads)
+            url = stack.enter_context(serve(site_dir, 0))
+        yield url
 
 
 @pytest.fixture(scope="session")
