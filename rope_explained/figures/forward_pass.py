@@ -64,6 +64,21 @@ def _vector_heatmap(
     return im
 
 
+def _frame(ax, col: int, row: int, *, width: int = 1, linewidth: float, color=COLORS[5]) -> None:
+    """Outline heatmap cells ``row, col .. col + width - 1`` (to point at what the text names)."""
+    ax.add_patch(
+        Rectangle(
+            (col - 0.5, row - 0.5),
+            width,
+            1,
+            fill=False,
+            edgecolor=color,
+            linewidth=linewidth,
+            zorder=3,
+        )
+    )
+
+
 def _pattern(ax, A: np.ndarray, tokens: list[str], mask: np.ndarray, *, cmap=SEQUENTIAL, norm=None):
     """An attention-like (T, T) matrix: masked cells grey and hatched, letters on both axes."""
     T = len(tokens)
@@ -200,17 +215,7 @@ def fp_scores(text: str = EXAMPLE_PROMPT):
                 color="white" if light else "black",
                 fontweight="bold" if n == best else "normal",
             )
-        ax.add_patch(
-            Rectangle(
-                (best - 0.5, m - 0.5),
-                1,
-                1,
-                fill=False,
-                edgecolor=COLORS[5],
-                linewidth=2.0,
-                zorder=3,
-            )
-        )
+        _frame(ax, best, m, linewidth=2.0)
     fig.colorbar(im, ax=ax, label=r"score $q^{(0)T}_m k^{(0)}_n$", shrink=0.9)
     return fig
 
@@ -478,17 +483,7 @@ def fp_pattern1(text: str = EXAMPLE_PROMPT):
     for m in range(len(toks)):
         for n in range(1, m + 1):
             if toks[n - 1] == toks[m] and toks[m] != BOS:
-                ax.add_patch(
-                    Rectangle(
-                        (n - 0.5, m - 0.5),
-                        1,
-                        1,
-                        fill=False,
-                        edgecolor=COLORS[5],
-                        linewidth=2.2,
-                        zorder=3,
-                    )
-                )
+                _frame(ax, n, m, linewidth=2.2)
     fig.colorbar(im, ax=ax, label=r"attention weight $A^{(1)}_{m,n}$", shrink=0.9)
     return fig
 
@@ -519,15 +514,9 @@ def fp_output1(text: str = EXAMPLE_PROMPT):
     )
     T = len(tr.tokens)
     d = tr.config.d
-    ax.add_patch(
-        Rectangle(
-            (2 * d - 0.5, T - 1.5), d, 1, fill=False, edgecolor="black", linewidth=2.5, zorder=3
-        )
-    )
+    _frame(ax, 2 * d, T - 1, width=d, linewidth=2.5, color="black")
     n = _induction_target(tr)
-    ax.add_patch(
-        Rectangle((-0.5, n - 0.5), d, 1, fill=False, edgecolor="black", linewidth=2.5, zorder=3)
-    )
+    _frame(ax, 0, n, width=d, linewidth=2.5, color="black")
     return fig
 
 
