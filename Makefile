@@ -43,11 +43,11 @@ browser:
 # (site/print_page/) once MathJax has typeset it.
 PDF ?= rope-explained.pdf
 pdf: site browser
-	CHROMIUM=$(CHROMIUM) $(BIN)/python -m rope_explained.print_pdf site $(PDF)
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m tools.print_pdf site $(PDF)
 
 lint: setup
-	$(BIN)/ruff check rope_explained tests benchmarks
-	$(BIN)/ruff format --check rope_explained tests benchmarks
+	$(BIN)/ruff check rope_explained tests benchmarks docs/hooks tools
+	$(BIN)/ruff format --check rope_explained tests benchmarks docs/hooks tools
 
 test: setup browser
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest

@@ -53,7 +53,7 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from rope_explained.print_pdf import launch_chromium
+    from tools.browser import launch_chromium
 
     with sync_playwright() as p:
         browser = launch_chromium(p)

@@ -35,7 +35,7 @@ Layer 0 is the previous-token head of Wendler's notes. Layer 1 comes in two vari
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -43,6 +43,53 @@ from .embedding import VOCAB, letter_angle, plane_reader
 from .rope import rotation_matrix
 
 HEADS = ("induction", "rank1")
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array = np.array(array, dtype=np.float64)  # a copy the caller cannot reach
+    array.flags.writeable = False
+    return array
+
+
+@dataclass(frozen=True)
+class HeadWeights:
+    r"""The four matrices of one attention head, each read-only.
+
+    In the page's column-vector notation \(k_n = W_k h_n\), \(q_m = W_q h_m\),
+    \(v_n = W_v h_n\) and the head writes \(W_o \sum_n A_{m,n} v_n\) into the residual
+    stream.
+    """
+
+    W_q: np.ndarray  # (d, D)
+    W_k: np.ndarray  # (d, D)
+    W_v: np.ndarray  # (d, D)
+    W_o: np.ndarray  # (D, d)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            object.__setattr__(self, f.name, _frozen(getattr(self, f.name)))
+
+
+@dataclass(frozen=True)
+class Readout:
+    r"""The unembedding: \(\mathrm{logits} = W_\mathrm{out} h + b_\mathrm{out}\)."""
+
+    W_out: np.ndarray  # (26, D)
+    b_out: np.ndarray  # (26,)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            object.__setattr__(self, f.name, _frozen(getattr(self, f.name)))
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Every weight of the two-layer model: ``L0`` (previous-token head), ``L1`` (the layer-1
+    head) and the ``readout``."""
+
+    L0: HeadWeights
+    L1: HeadWeights
+    readout: Readout
 
 
 @dataclass(frozen=True)
@@ -75,15 +122,15 @@ def constant_key_vector(d: int) -> np.ndarray:
     return c
 
 
-def previous_token_weights(d: int, D: int, base: float, alpha: float, offset: int) -> dict:
+def previous_token_weights(d: int, D: int, base: float, alpha: float, offset: int) -> HeadWeights:
     r"""Layer 0: \(W_k x = c\) for all \(x\), \(W_q = \alpha R_{\Theta,-\mathrm{offset}} W_k\).
 
     \(W_k\) reads only the bias coordinate: column 0 is \(c\), every other column is
     zero, so \(W_k h = h_0\, c = c\). The value map reads the ``tok`` slot and the output
     map writes it into the ``prev`` slot.
 
-    Returns a dict with ``W_k`` and ``W_q`` (``(d, D)``), ``W_v`` (``(d, D)``) and ``W_o``
-    (``(D, d)``).
+    Returns the :class:`HeadWeights` (``W_q``, ``W_k``, ``W_v`` of shape ``(d, D)``, ``W_o`` of
+    shape ``(D, d)``).
     """
     s = Slots(d)
     W_k = np.zeros((d, D))
@@ -93,10 +140,10 @@ def previous_token_weights(d: int, D: int, base: float, alpha: float, offset: in
     W_v[:, s.tok] = np.eye(d)
     W_o = np.zeros((D, d))
     W_o[s.prev, :] = np.eye(d)
-    return {"W_k": W_k, "W_q": W_q, "W_v": W_v, "W_o": W_o}
+    return HeadWeights(W_q=W_q, W_k=W_k, W_v=W_v, W_o=W_o)
 
 
-def induction_weights(d: int, D: int, beta: float, head: str = "induction") -> dict:
+def induction_weights(d: int, D: int, beta: float, head: str = "induction") -> HeadWeights:
     r"""Layer 1 weights for ``head`` in ``("induction", "rank1")`` (see the module docstring).
 
     Both variants put their query and key in the slowest RoPE pair, coordinates
@@ -126,17 +173,17 @@ def induction_weights(d: int, D: int, beta: float, head: str = "induction") -> d
     W_v[:, s.tok] = np.eye(d)
     W_o = np.zeros((D, d))
     W_o[s.out, :] = np.eye(d)
-    return {"W_k": W_k, "W_q": W_q, "W_v": W_v, "W_o": W_o}
+    return HeadWeights(W_q=W_q, W_k=W_k, W_v=W_v, W_o=W_o)
 
 
-def readout_weights(d: int, D: int, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+def readout_weights(d: int, D: int, gamma: float) -> Readout:
     r"""Readout: \(\mathrm{logits}_v = \gamma\,(\cos a_v, \sin a_v)\cdot P\,h_\mathrm{out}\).
 
     For a copied letter \(B\) the logit of letter \(v\) is
     \(\gamma\cos(a_v - a_B)\): largest for \(B\), smaller for letters further round the
     circle. \(b_\mathrm{out} = 0\): no letter is preferred without context.
 
-    Returns ``(W_out, b_out)`` of shapes ``(26, D)`` and ``(26,)``.
+    Returns the :class:`Readout` (``W_out`` of shape ``(26, D)``, ``b_out`` of shape ``(26,)``).
     """
     s = Slots(d)
     P = plane_reader(d)
@@ -145,4 +192,4 @@ def readout_weights(d: int, D: int, gamma: float) -> tuple[np.ndarray, np.ndarra
     W_out = np.zeros((len(VOCAB), D))
     W_out[:, s.out] = gamma * U @ P
     b_out = np.zeros(len(VOCAB))
-    return W_out, b_out
+    return Readout(W_out=W_out, b_out=b_out)

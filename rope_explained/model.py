@@ -18,6 +18,11 @@ $$
 
 Scores are used as the document writes them, without the \(1/\sqrt{d}\) of trained models
 (the sharpness lives in \(\alpha\) and \(\beta\)).
+
+**Rows, not columns.** The pages write vectors as columns, \(k_n = R_{\Theta,n} W_k h_n\).
+The code keeps one row per position: ``h`` is ``(T, D)``, so the same map reads
+``k = apply_rope(h @ W_k.T, n)``, and the \((T, T)\) score matrix is ``q @ k.T``, whose entry
+``[m, n]`` is \(q_m^T k_n\). This is the only place the two conventions meet.
 """
 
 from __future__ import annotations
@@ -29,7 +34,14 @@ import numpy as np
 
 from ._checks import check_base, check_head_dim, check_int_range, check_positive_finite
 from .embedding import BOS, VOCAB, embedding_matrix, tokenize
-from .heads import HEADS, Slots, induction_weights, previous_token_weights, readout_weights
+from .heads import (
+    HEADS,
+    Slots,
+    Weights,
+    induction_weights,
+    previous_token_weights,
+    readout_weights,
+)
 from .rope import apply_rope
 
 
@@ -81,7 +93,9 @@ class Trace:
     |---|---|---|
     | `tokens` | T | the tokens, `"<s>"` first when `config.bos` |
     | `positions` | (T,) | \(m = 0, 1, \ldots, T-1\) |
+    | `weights` | | the :class:`~rope_explained.heads.Weights` (`L0`, `L1`, `readout`) |
     | `h0` | (T, D) | \(h^{(0)}_m = [1; E[t_m]; 0; 0]\) |
+    | `k0_pre`, `q0_pre` | (T, d) | \(W_k h_n\), \(W_q h_m\): layer-0 keys and queries before RoPE |
     | `k0` | (T, d) | \(k^{(0)}_n = R_{\Theta,n} W_k h_n\) |
     | `q0` | (T, d) | \(q^{(0)}_m = R_{\Theta,m} W_q h_m\) |
     | `scores0` | (T, T) | \(q^{(0)T}_m k^{(0)}_n\) for every pair (no mask) |
@@ -89,6 +103,7 @@ class Trace:
     | `v0` | (T, d) | \(V^{(0)} h^{(0)}_n\) (before the output map) |
     | `o0` | (T, D) | \(o^{(0)}_m = \sum_n A^{(0)}_{m,n} W_o v_n\) |
     | `h1` | (T, D) | \(h^{(0)} + o^{(0)}\) |
+    | `k1_pre`, `q1_pre` | (T, d) | layer-1 keys and queries before RoPE |
     | `k1`, `q1` | (T, d) | layer-1 keys and queries, after RoPE |
     | `scores1`, `A1` | (T, T) | layer-1 scores and pattern |
     | `v1`, `o1` | (T, d), (T, D) | layer-1 values and output |
@@ -101,8 +116,10 @@ class Trace:
     tokens: list[str]
     vocab: list[str]
     positions: np.ndarray
-    weights: dict = field(repr=False)
+    weights: Weights = field(repr=False)
     h0: np.ndarray = field(repr=False)
+    k0_pre: np.ndarray = field(repr=False)
+    q0_pre: np.ndarray = field(repr=False)
     k0: np.ndarray = field(repr=False)
     q0: np.ndarray = field(repr=False)
     scores0: np.ndarray = field(repr=False)
@@ -110,6 +127,8 @@ class Trace:
     v0: np.ndarray = field(repr=False)
     o0: np.ndarray = field(repr=False)
     h1: np.ndarray = field(repr=False)
+    k1_pre: np.ndarray = field(repr=False)
+    q1_pre: np.ndarray = field(repr=False)
     k1: np.ndarray = field(repr=False)
     q1: np.ndarray = field(repr=False)
     scores1: np.ndarray = field(repr=False)
@@ -166,16 +185,14 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def build_weights(config: Config) -> dict:
+def build_weights(config: Config) -> Weights:
     """All weights of the model for ``config``: layer 0, layer 1 and the readout."""
     c = config
-    W_out, b_out = readout_weights(c.d, c.D, c.gamma)
-    return {
-        "layer0": previous_token_weights(c.d, c.D, c.base, c.alpha, c.offset),
-        "layer1": induction_weights(c.d, c.D, c.beta, c.head),
-        "W_out": W_out,
-        "b_out": b_out,
-    }
+    return Weights(
+        L0=previous_token_weights(c.d, c.D, c.base, c.alpha, c.offset),
+        L1=induction_weights(c.d, c.D, c.beta, c.head),
+        readout=readout_weights(c.d, c.D, c.gamma),
+    )
 
 
 def embed(tokens: list[str], config: Config) -> np.ndarray:
@@ -208,36 +225,40 @@ def forward(text: str, **config) -> Trace:
     cfg = make_config(**config)
     tokens = ([BOS] if cfg.bos else []) + tokenize(text)
     T = len(tokens)
-    m = np.arange(T, dtype=np.float64)  # positions (T,)
+    m = n = np.arange(T, dtype=np.float64)  # positions of the queries (m) and the keys (n)
     W = build_weights(cfg)
-    L0, L1 = W["layer0"], W["layer1"]
+    L0, L1, out = W.L0, W.L1, W.readout
 
     h0 = embed(tokens, cfg)  # (T, D)
     # Layer 0: previous-token head
-    k0 = apply_rope(h0 @ L0["W_k"].T, m, cfg.base)  # (T, d)  k_n = R_n W_k h_n = R_n c
-    q0 = apply_rope(h0 @ L0["W_q"].T, m, cfg.base)  # (T, d)  q_m = alpha R_{m-1} c
-    scores0 = q0 @ k0.T  # (T, T)  q_m^T k_n
-    A0 = causal_softmax(scores0)  # (T, T)
-    v0 = h0 @ L0["W_v"].T  # (T, d)
-    o0 = (A0 @ v0) @ L0["W_o"].T  # (T, D)  o_m = sum_n A_mn V h_n
+    k0_pre = h0 @ L0.W_k.T  # (T, d)  W_k h_n = c
+    q0_pre = h0 @ L0.W_q.T  # (T, d)  W_q h_m = alpha R_{-1} c
+    k0 = apply_rope(k0_pre, n, cfg.base)  # (T, d)  k_n = R_n W_k h_n
+    q0 = apply_rope(q0_pre, m, cfg.base)  # (T, d)  q_m = R_m W_q h_m
+    scores0 = q0 @ k0.T  # (T, T)  [m, n] = q_m^T k_n
+    A0 = causal_softmax(scores0)  # (T, T)  softmax over n <= m
+    v0 = h0 @ L0.W_v.T  # (T, d)  V h_n
+    o0 = (A0 @ v0) @ L0.W_o.T  # (T, D)  o_m = W_o sum_n A_mn v_n
     h1 = h0 + o0  # (T, D)  residual add
     # Layer 1: induction head (or the rank-1 construction)
-    k1 = apply_rope(h1 @ L1["W_k"].T, m, cfg.base)  # (T, d)
-    q1 = apply_rope(h1 @ L1["W_q"].T, m, cfg.base)  # (T, d)
+    k1_pre = h1 @ L1.W_k.T  # (T, d)
+    q1_pre = h1 @ L1.W_q.T  # (T, d)
+    k1 = apply_rope(k1_pre, n, cfg.base)  # (T, d)
+    q1 = apply_rope(q1_pre, m, cfg.base)  # (T, d)
     scores1 = q1 @ k1.T  # (T, T)
     A1 = causal_softmax(scores1)  # (T, T)
-    v1 = h1 @ L1["W_v"].T  # (T, d)
-    o1 = (A1 @ v1) @ L1["W_o"].T  # (T, D)
+    v1 = h1 @ L1.W_v.T  # (T, d)
+    o1 = (A1 @ v1) @ L1.W_o.T  # (T, D)
     h2 = h1 + o1  # (T, D)  residual add
     # Readout
-    logits = h2 @ W["W_out"].T + W["b_out"]  # (T, V)
+    logits = h2 @ out.W_out.T + out.b_out  # (T, V)
     probs = softmax(logits)  # (T, V)
 
     return Trace(
         config=cfg, tokens=tokens, vocab=list(VOCAB), positions=m, weights=W,
-        h0=h0, k0=k0, q0=q0, scores0=scores0, A0=A0, v0=v0, o0=o0, h1=h1,
-        k1=k1, q1=q1, scores1=scores1, A1=A1, v1=v1, o1=o1, h2=h2,
-        logits=logits, probs=probs,
+        h0=h0, k0_pre=k0_pre, q0_pre=q0_pre, k0=k0, q0=q0, scores0=scores0, A0=A0, v0=v0,
+        o0=o0, h1=h1, k1_pre=k1_pre, q1_pre=q1_pre, k1=k1, q1=q1, scores1=scores1, A1=A1,
+        v1=v1, o1=o1, h2=h2, logits=logits, probs=probs,
     )  # fmt: skip
 
 

@@ -8,6 +8,10 @@
   every page except the API reference and the 404 page.
 * ``site_pages``: the site paths of every HTML page of the built site except ``404.html``.
 * ``summary``: lines that tests want printed in pytest's terminal summary (page counts).
+
+Every test that uses ``site_dir``, ``site_url`` or ``browser`` is marked ``site``:
+``pytest -m "not site"`` runs the quick tests of the package, the hooks and the pages' sources
+without building the site or starting a browser.
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ from pathlib import Path
 
 import pytest
 
-from rope_explained.print_pdf import launch_chromium, serve
+from tools.browser import launch_chromium, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS / "hooks"))  # the tests use the hooks' page scanner (hooklib)
 SUMMARY_KEY = pytest.StashKey[list]()
 
 
@@ -53,6 +58,15 @@ def _served_port(site: Path) -> int | None:
         if m:
             return int(m.group(1))
     return None
+
+
+SITE_FIXTURES = {"site_dir", "site_url", "browser"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.site)
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,5 @@
-"""The page conventions of the site hook (rope_explained/docs_build.py): numbering, anchors,
-references, figures, and the build failing on a broken page."""
+"""The page conventions of the site's hooks (docs/hooks/numbering.py and hooklib.py): numbering,
+anchors, references, figures, and the build failing on a broken page."""
 
 from __future__ import annotations
 
@@ -9,16 +9,15 @@ import sys
 import textwrap
 from pathlib import Path
 
+import hooklib  # docs/hooks/, put on sys.path by conftest.py
 import pytest
 
-from rope_explained import docs_build
-
 ROOT = Path(__file__).resolve().parent.parent
-HOOK = ROOT / "rope_explained" / "docs_build.py"
+HOOK = ROOT / "docs" / "hooks" / "numbering.py"
 
 
 def scan(text: str, number: int | None = 3):
-    return docs_build.scan_page("p.md", textwrap.dedent(text), {"number": number})
+    return hooklib.scan_page("p.md", textwrap.dedent(text), {"number": number})
 
 
 def test_equations_are_numbered_in_page_order():
@@ -88,7 +87,7 @@ def _mini_site(tmp_path: Path, pages: dict[str, str]) -> subprocess.CompletedPro
             docs_dir: {docs}
             site_dir: {tmp_path / "site"}
             theme: mkdocs
-            hooks: [{HOOK}]
+            hooks: [{HOOK}, {HOOK.with_name("mathjax.py")}]
             markdown_extensions:
               - admonition
               - attr_list
@@ -147,7 +146,7 @@ def test_build_numbers_anchors_and_links(tmp_path):
     assert f'<figure class="rope-figure" id="fig-{fig_id}">' in html
     assert f'<img src="../../figures/{fig_id}.svg" alt="' in html
     assert "Figure 4.1.</span>" in html and "Download SVG" in html
-    assert "Code for Figure 4.1: <code>rope_explained.figures.embedding." in html
+    assert "Code for Figure 4.1: <code>rope_explained.figures.equations.token_embedding." in html
     assert "PLACEHOLDER" not in html
     other = (site / "other/index.html").read_text()
     assert 'href="../equations/token-embedding/#eq-angle">(4.1)</a>' in other
@@ -163,7 +162,10 @@ def test_build_numbers_anchors_and_links(tmp_path):
         ("$$\n% eq: a\nx\n$$\n", "bad.md: has numbered equations or figures but no 'number:'"),
         ('---\nnumber: 1\n---\n{{ eq("nope") }}\n', "unknown equation label 'nope'"),
         ('---\nnumber: 1\n---\n{{ figure("nope") }}\n', "unknown figure id 'nope'; known: "),
-        ('---\nnumber: 1\n---\n{{ figure("embedding-circle") }}\n', "is registered for page"),
+        (
+            '---\nnumber: 1\n---\n{{ figure("embedding-circle") }}\n',
+            "figure 'embedding-circle' belongs to page 'equations/token-embedding'",
+        ),
     ],
 )
 def test_build_fails_on_a_broken_page(tmp_path, page, message):

@@ -1,5 +1,6 @@
 """Every registered figure renders, deterministically, with real alt text and a caption; every
-figure is shown by exactly one page; the build's figure cache renders only what changed."""
+figure is shown by exactly one page, the page its module is named after; the figure cache
+renders only what changed, and its key covers exactly the code a figure depends on."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
+import hooklib  # docs/hooks/, put on sys.path by conftest.py
 import pytest
 
-from rope_explained import docs_build, figures
+from rope_explained import figures
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -22,7 +24,6 @@ IDS = sorted(REGISTRY)
 #: The style's page width (7.2 in = 518.4 pt): a wider figure would be shrunk on the page and
 #: its text with it.
 PAGE_WIDTH_PT = 7.2 * 72
-RE_SHOW = re.compile(r"""\bshow\(\s*["']([a-z0-9-]+)["']""")
 
 
 def page_references() -> dict[str, list[str]]:
@@ -32,20 +33,20 @@ def page_references() -> dict[str, list[str]]:
         src = path.relative_to(DOCS).as_posix()
         if path.suffix == ".md":
             lines = path.read_text(encoding="utf-8").split("\n")
-            for _, line in docs_build._outside_code(lines):
-                for m in docs_build.RE_MACRO.finditer(line):
+            for _, line in hooklib._outside_code(lines):
+                for m in hooklib.RE_MACRO.finditer(line):
                     if m.group("name") == "figure":
                         refs.setdefault(m.group("arg"), []).append(src)
         elif path.suffix == ".py" and src.startswith("paper-to-code/"):
-            # notebook pages show figures with rope_explained.figures.paper.show("id", k)
-            for fig_id in RE_SHOW.findall(path.read_text(encoding="utf-8")):
-                refs.setdefault(fig_id, []).append(src)
+            # notebook pages show a figure in a code cell tagged fig:<id>
+            for m in hooklib.RE_NOTEBOOK_FIGURE.finditer(path.read_text(encoding="utf-8")):
+                refs.setdefault(m.group("id"), []).append(src)
     return refs
 
 
 @pytest.fixture(scope="module")
-def other_process_svgs(tmp_path_factory) -> Path:
-    """Every figure rendered by a separate Python process with another hash seed."""
+def other_process_svgs(tmp_path_factory, site_dir) -> Path:
+    """Every figure rendered once more, by a separate Python process with another hash seed."""
     out = tmp_path_factory.mktemp("figures-other-process")
     env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(ROOT))
     subprocess.run(
@@ -60,8 +61,9 @@ def other_process_svgs(tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("fig_id", IDS)
-def test_figure_renders_deterministically(fig_id, other_process_svgs):
-    data = figures.render_bytes(fig_id, "svg")
+def test_figure_renders_deterministically(fig_id, site_dir, other_process_svgs):
+    """The build's SVG (drawn in the MkDocs process) equals one drawn by another process."""
+    data = (site_dir / "figures" / f"{fig_id}.svg").read_bytes()
     assert len(data) > 2000, f"{fig_id}: SVG of only {len(data)} bytes"
     root = ElementTree.fromstring(data)
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
@@ -71,15 +73,12 @@ def test_figure_renders_deterministically(fig_id, other_process_svgs):
     assert 0.25 <= height / width <= 1.5, f"{fig_id}: aspect height/width = {height / width:.2f}"
     assert b"<dc:date>" not in data, "the SVG carries a date"
     other = (other_process_svgs / f"{fig_id}.svg").read_bytes()
-    assert data == other, (
-        f"{fig_id}: two renders differ (first difference at byte "
-        + str(
-            next(i for i, (a, b) in enumerate(zip(data, other, strict=False)) if a != b)
-            if any(a != b for a, b in zip(data, other, strict=False))
-            else min(len(data), len(other))
+    if data != other:
+        first = next(
+            (i for i, (a, b) in enumerate(zip(data, other, strict=False)) if a != b),
+            min(len(data), len(other)),
         )
-        + ")"
-    )
+        pytest.fail(f"{fig_id}: two renders differ (first difference at byte {first})")
 
 
 @pytest.mark.parametrize("fig_id", IDS)
@@ -100,12 +99,21 @@ def test_every_figure_is_shown_on_its_page_exactly_once():
     refs = page_references()
     problems = []
     for fig_id in IDS:
-        pages = refs.get(fig_id, [])
+        pages = [hooklib.page_stem(src) for src in refs.get(fig_id, [])]
         if pages != [REGISTRY[fig_id].page]:
-            problems.append(f"{fig_id} (page={REGISTRY[fig_id].page}) is inserted on {pages}")
+            problems.append(f"{fig_id} (page {REGISTRY[fig_id].page}) is inserted on {pages}")
     unknown = sorted(set(refs) - set(REGISTRY))
     assert not unknown, f"pages insert unregistered figures: {unknown}"
     assert not problems, "\n".join(problems)
+
+
+def test_figure_modules_are_named_after_existing_pages():
+    pages = {hooklib.page_stem(p.relative_to(DOCS).as_posix()) for p in DOCS.rglob("*.md")}
+    pages |= {hooklib.page_stem(p.relative_to(DOCS).as_posix()) for p in DOCS.glob("*/*.py")}
+    modules = {spec.func.__module__ for spec in REGISTRY.values()}
+    assert modules == {f"rope_explained.figures.{m}" for m in figures.MODULES}
+    orphans = sorted({spec.page for spec in REGISTRY.values()} - pages)
+    assert not orphans, f"figure modules named after no page: {orphans}"
 
 
 @pytest.fixture
@@ -113,33 +121,45 @@ def cheapest_figure() -> str:
     return min(IDS, key=lambda i: (len(repr(REGISTRY[i].kwargs)), i))
 
 
-def test_cache_renders_once_and_again_after_a_change(tmp_path, cheapest_figure):
+def test_cache_renders_once_and_again_after_a_change(tmp_path, cheapest_figure, monkeypatch):
     fig_id = cheapest_figure
-    pkg = figures.package_hash()
-    data1, rendered1 = docs_build.render_figure_cached(fig_id, tmp_path, pkg)
-    data2, rendered2 = docs_build.render_figure_cached(fig_id, tmp_path, pkg)
+    data1, rendered1 = figures.render_cached(fig_id, tmp_path)
+    data2, rendered2 = figures.render_cached(fig_id, tmp_path)
     assert (rendered1, rendered2) == (True, False)
     assert data1 == data2
     assert len(list(tmp_path.glob(f"{fig_id}-*.svg"))) == 1
-    changed = "0" * len(pkg) if pkg != "0" * len(pkg) else "1" * len(pkg)
-    data3, rendered3 = docs_build.render_figure_cached(fig_id, tmp_path, changed)
+    monkeypatch.setattr(figures, "source_hash", lambda module: "changed")
+    data3, rendered3 = figures.render_cached(fig_id, tmp_path)
     assert rendered3 and data3 == data1
     files = list(tmp_path.glob(f"{fig_id}-*.svg"))
     assert len(files) == 1, f"stale cache entries kept: {files}"
-    assert files[0].name == f"{fig_id}-{figures.cache_key(REGISTRY[fig_id], changed)}.svg"
+    assert files[0].name == f"{fig_id}-{figures.cache_key(REGISTRY[fig_id])}.svg"
 
 
-def test_package_hash_follows_the_source(tmp_path, monkeypatch, cheapest_figure):
+def test_cache_key_covers_the_code_a_figure_depends_on(tmp_path, monkeypatch):
+    """Editing the model changes the key of every figure that runs it; editing one page's
+    figure module, or a module no figure imports, changes nothing else."""
     copy = tmp_path / "rope_explained"
     shutil.copytree(figures.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(figures, "PACKAGE_DIR", copy)
-    before = figures.package_hash()
-    assert figures.package_hash() == before
-    key_before = figures.cache_key(REGISTRY[cheapest_figure])
-    rope = copy / "rope.py"
-    rope.write_text(rope.read_text() + "\n# changed\n")
-    assert figures.package_hash() != before
-    assert figures.cache_key(REGISTRY[cheapest_figure]) != key_before
-    (copy / "figures" / "notes.txt").write_text("not source")
-    rope.write_text(rope.read_text().removesuffix("\n# changed\n"))
-    assert figures.package_hash() == before, "only .py and .mplstyle files count"
+    keys = {i: figures.cache_key(REGISTRY[i]) for i in IDS}
+    deps = {i: figures.module_dependencies(REGISTRY[i].func.__module__) for i in IDS}
+    uses_model = {i for i in IDS if "rope_explained.model" in deps[i]}
+    assert uses_model and uses_model != set(IDS), "some figures run the model, some do not"
+
+    def edited(rel: str):
+        path = copy / rel
+        path.write_text(path.read_text() + "\n# edited\n")
+        try:
+            return {i for i in IDS if figures.cache_key(REGISTRY[i]) != keys[i]}
+        finally:
+            path.write_text(path.read_text().removesuffix("\n# edited\n"))
+
+    assert edited("model.py") == uses_model
+    page_module = REGISTRY["rope-frequencies"].func.__module__
+    assert edited("figures/equations/rope.py") == {
+        i for i in IDS if REGISTRY[i].func.__module__ == page_module
+    }
+    (copy / "unrelated.py").write_text("x = 1\n")
+    assert {i for i in IDS if figures.cache_key(REGISTRY[i]) != keys[i]} == set()
+    assert edited("figures/__init__.py") == set(IDS), "the registry and renderer count for all"

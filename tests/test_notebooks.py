@@ -8,7 +8,6 @@ their code cells in order in one namespace, as Jupyter would, then examine that 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -18,13 +17,15 @@ import sys
 import textwrap
 from pathlib import Path
 
+import hooklib  # docs/hooks/, put on sys.path by conftest.py
 import jupytext
+import matplotlib.pyplot as plt
+import notebooks as hook  # docs/hooks/notebooks.py
 import numpy as np
 import pytest
 
 import rope_explained
-from rope_explained.figures import get, load_all
-from rope_explained.figures.paper import figure_html
+from rope_explained.figures import load_all
 
 ROOT = Path(__file__).resolve().parent.parent
 NB_DIR = ROOT / "docs" / "paper-to-code"
@@ -40,15 +41,6 @@ CHECK_NAMES = [
 ]
 
 
-def _load_hook():
-    spec = importlib.util.spec_from_file_location(
-        "notebook_pages", ROOT / "rope_explained" / "notebook_pages.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def code_cells(path: Path) -> list[str]:
     return [c.source for c in jupytext.read(path).cells if c.cell_type == "code"]
 
@@ -58,14 +50,19 @@ def markdown_text(path: Path) -> str:
 
 
 def run_cells(cells: list[str], name: str) -> tuple[dict, list[str]]:
-    """Execute code cells in order in one namespace; return it and each cell's stdout."""
+    """Execute code cells in order in one namespace; return it and each cell's stdout.
+
+    IPython magics (``%matplotlib inline``) are Jupyter's business and are skipped.
+    """
     ns: dict = {"__name__": "__notebook__"}
     printed = []
     for i, source in enumerate(cells):
+        code = "\n".join("" if line.startswith("%") else line for line in source.split("\n"))
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            exec(compile(source, f"{name}[cell {i}]", "exec"), ns)  # noqa: S102
+            exec(compile(code, f"{name}[cell {i}]", "exec"), ns)  # noqa: S102
         printed.append(buf.getvalue())
+    plt.close("all")
     return ns, printed
 
 
@@ -253,38 +250,41 @@ def test_exercise_tests_the_students_code_once_written():
 # --- figures and the notebook hook ------------------------------------------------------------
 
 
-def test_paper_figures_are_registered_for_the_notebook_pages():
+def _tagged_figures(path: Path) -> list[str]:
+    return [m.group("id") for m in hooklib.RE_NOTEBOOK_FIGURE.finditer(path.read_text())]
+
+
+def test_paper_figures_are_shown_by_the_notebook_pages():
+    """Each figure of the paper-to-code modules is shown by a tagged cell of its notebook, and the
+    two notebooks number chapter 10's figures 10.1, 10.2, ... once each."""
     registry = load_all()
-    ids = [i for i in registry if i.startswith("paper-")]
-    assert len(ids) >= 5
-    for fig_id in ids:
-        assert registry[fig_id].page.startswith("paper-to-code/roformer")
-    shown = {
-        path.name: re.findall(r'show\("(paper-[a-z0-9-]+)", (\d+)\)', path.read_text())
-        for path in (SOLUTION, EXERCISE)
-    }
-    for name, calls in shown.items():
-        for fig_id, _ in calls:
-            assert get(fig_id).page == f"paper-to-code/{name}", fig_id
-    numbers = [int(n) for calls in shown.values() for _, n in calls]
-    assert sorted(numbers) == list(range(1, len(numbers) + 1))  # 10.1, 10.2, ... once each
+    shown = {path: _tagged_figures(path) for path in (SOLUTION, EXERCISE)}
+    numbers = []
+    for path, ids in shown.items():
+        assert ids, f"{path.name} shows no figure"
+        meta = hook.notebook_meta(path)
+        for k, fig_id in enumerate(ids):
+            assert registry[fig_id].page == f"paper-to-code/{path.stem}", fig_id
+            numbers.append(meta.get("first_figure", 1) + k)
+    assert sorted(numbers) == list(range(1, len(numbers) + 1))
+    ids = {i for i in registry if registry[i].page.startswith("paper-to-code/")}
+    assert ids == {i for v in shown.values() for i in v}
 
 
-def test_figure_html_has_alt_caption_and_anchor():
-    html = figure_html("paper-layouts", 2)
-    spec = get("paper-layouts")
-    assert html.startswith('<figure class="rope-figure" id="fig-paper-layouts">')
-    assert 'src="data:image/svg+xml;base64,' in html
-    assert f'alt="{spec.alt}"' in html
-    assert '<span class="rope-figure__number">Figure 10.2.</span>' in html
-    assert '<span class="arithmatex">\\(d = 16\\)</span>' in html
-    for bad in (0, -1, 1.5, True):
-        with pytest.raises(ValueError, match="figure number"):
-            figure_html("paper-layouts", bad)
+def test_figure_cells_call_the_registered_function():
+    """The cell tagged fig:<id> runs exactly the function registered under <id>, so the plot a
+    reader sees in Jupyter is the one the site shows."""
+    registry = load_all()
+    for path in (SOLUTION, EXERCISE):
+        for cell in jupytext.read(path).cells:
+            tags = [t for t in cell.metadata.get("tags", []) if t.startswith("fig:")]
+            if not tags:
+                continue
+            spec = registry[tags[0].removeprefix("fig:")]
+            assert cell.source.strip().endswith(f".{spec.func.__name__}()"), cell.source
 
 
 def test_notebook_front_matter():
-    hook = _load_hook()
     for path in (SOLUTION, EXERCISE):
         meta = hook.notebook_meta(path)
         assert meta["number"] == 10
@@ -292,7 +292,6 @@ def test_notebook_front_matter():
 
 
 def test_mark_math_matches_arithmatex_markup():
-    hook = _load_hook()
     cell = (
         '<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown jp-MarkdownOutput">'
         "<p>Let $x_1 &lt; y$ cost <code>$5</code>.</p>\n"
@@ -320,6 +319,7 @@ def test_built_notebook_page(site_dir, stem):
     assert nb["nbformat"] == 4 and nb["metadata"]["kernelspec"]["language"] == "python"
     ipynb_code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
     assert ipynb_code == code_cells(NB_DIR / f"{stem}.py")
+    assert [c["id"] for c in nb["cells"]] == [f"cell-{k}" for k in range(len(nb["cells"]))]
     # no script from another host, and nbconvert's loaders are gone
     assert not re.search(r"<script[^>]*src=[\"']?(https?:)?//", html)
     assert "cdnjs" not in html and "text/x-mathjax-config" not in html
@@ -328,14 +328,18 @@ def test_built_notebook_page(site_dir, stem):
     for k, label in enumerate(labels, start=1):
         m = re.search(rf'<div class="arithmatex" id="{label}">(.*?)</div>', html, re.DOTALL)
         assert m and f"\\tag{{10.{k}}}" in m.group(1), label
-    # figures: anchored, with alt text and a numbered caption
-    for fig_id, number in re.findall(
-        r'show\("(paper-[a-z0-9-]+)", (\d+)\)', (NB_DIR / f"{stem}.py").read_text()
-    ):
+    # figures: anchored, with alt text and a numbered caption, drawn from a file (no inline image)
+    path = NB_DIR / f"{stem}.py"
+    first = hook.notebook_meta(path).get("first_figure", 1)
+    for k, fig_id in enumerate(_tagged_figures(path)):
         m = re.search(rf'<figure class="rope-figure" id="fig-{fig_id}">(.*?)</figure>', html, re.S)
         assert m, fig_id
-        assert re.search(r'<img [^>]*alt="[^"]{40,}"', m.group(1))
-        assert f"Figure 10.{number}." in m.group(1)
+        assert re.search(rf'<img src="../../figures/{fig_id}.svg" alt="[^"]{{40,}}"', m.group(1))
+        assert f"Figure 10.{first + k}." in m.group(1)
+        assert (site_dir / "figures" / f"{fig_id}.svg").is_file()
+    assert "data:image/png;base64,iVBOR" not in html.split("</style>")[-1], "an inline image"
+    # two builds write the same page: no random cell ids
+    assert not re.search(r'id="cell-id=[0-9a-f]{8}"', html)
 
 
 def test_browser_typesets_notebook_math(browser, site_url):

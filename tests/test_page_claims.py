@@ -35,13 +35,13 @@ FORWARD_PASS_PAGE = "forward-pass/index.md"
 
 
 def _fp_trace():
-    from rope_explained.figures.forward_pass import EXAMPLE_PROMPT
+    from rope_explained.examples import FORWARD_PASS_PROMPT as EXAMPLE_PROMPT
 
     return forward(EXAMPLE_PROMPT)
 
 
 def test_forward_pass_prompt_is_the_one_the_page_names():
-    from rope_explained.figures.forward_pass import EXAMPLE_PROMPT
+    from rope_explained.examples import FORWARD_PASS_PROMPT as EXAMPLE_PROMPT
 
     text = page_text(FORWARD_PASS_PAGE)
     assert stated(r"The prompt is `([a-z]+)`", text).group(1) == EXAMPLE_PROMPT
@@ -375,7 +375,7 @@ def test_layer0_fewer_pairs_smaller_gap():
 
 
 def test_layer0_alpha_numbers():
-    from rope_explained.figures.layer0 import PROMPT
+    from rope_explained.figures.equations.previous_token_head import PROMPT
 
     text = page_text(LAYER0_PAGE)
     a1 = stated(r"previous token is only (0\.\d+) in the worst row", text).group(1)
@@ -477,7 +477,7 @@ def test_layer1_rank1_hits_are_the_two_extreme_letters():
 
 
 def test_layer1_rank1_favourites_and_collapse():
-    from rope_explained.figures.layer1 import PROMPT, preference_matrix
+    from rope_explained.figures.equations.induction_head import PROMPT, preference_matrix
 
     rank1 = preference_matrix("rank1")
     best = set(np.argmax(rank1, axis=1).tolist())
@@ -487,7 +487,7 @@ def test_layer1_rank1_favourites_and_collapse():
     # every row of the rank-1 score matrix is a multiple of one row (to the RoPE factor)
     tr = forward(PROMPT, head="rank1")
     d = tr.config.d
-    qs = (tr.h1 @ tr.weights["layer1"]["W_q"].T)[:, d - 2]
+    qs = tr.q1_pre[:, d - 2]
     T = len(tr.tokens)
     ref = None
     for m in range(1, T):
@@ -587,7 +587,7 @@ def test_layer1_no_earlier_copy_falls_back_to_nearest_letter():
 
 
 def test_complete_page_example():
-    from rope_explained.figures.complete import PROMPT
+    from rope_explained.figures.equations.forward_pass import PROMPT
 
     text = page_text(COMPLETE_PAGE)
     assert stated(r"The running example is the prompt \*\*([a-z]+)\*\*", text).group(1) == PROMPT
@@ -649,8 +649,9 @@ def test_complete_code_listing_and_table():
             assert snippet in section, snippet  # the line really is in forward()
         named |= set(re.findall(r"`(\w+)`", trace_names))
         assert re.search(r'\{\{ eq\("[a-z0-9-]+"\) \}\}', eqs)
-    arrays = {"h0", "k0", "q0", "scores0", "A0", "v0", "o0", "h1", "k1", "q1", "scores1", "A1",
-              "v1", "o1", "h2", "logits", "probs"}  # fmt: skip
+    arrays = {"h0", "k0_pre", "q0_pre", "k0", "q0", "scores0", "A0", "v0", "o0", "h1",
+              "k1_pre", "q1_pre", "k1", "q1", "scores1", "A1", "v1", "o1", "h2", "logits",
+              "probs"}  # fmt: skip
     assert arrays <= fields and named == arrays
 
 
@@ -799,7 +800,7 @@ def test_embedding_page_residual_stream_layout():
     # the layers write into prev and out
     assert np.abs(tr.h2[2:, s.prev]).max() > 0.1 and np.abs(tr.h2[-1, s.out]).max() > 0.1
     # W_k reads only the bias coordinate: W_k h = c for every h with h[0] = 1
-    W_k = tr.weights["layer0"]["W_k"]
+    W_k = tr.weights.L0.W_k
     rng = np.random.default_rng(0)
     h = rng.standard_normal((5, cfg.D))
     h[:, 0] = 1.0
@@ -999,26 +1000,29 @@ def test_playground_slow_pair_turns_a_letter_step():
 
 
 def test_playground_reference_set_spans_what_the_page_says():
-    """'from one letter to 256, both heads, alpha from 0.1 to 1000, bases from 100 to 500 000'."""
-    from rope_explained.playground import reference_cases
+    """The parity cases span one letter to the longest text, both heads, and the whole range
+    of the alpha and base sliders."""
+    from playground_cases import reference_cases
+
+    from rope_explained.examples import ALPHA_RANGE, BASE_RANGE, MAX_LETTERS
 
     text = page_text(PLAYGROUND_PAGE)
-    stated(r"from one letter to 256, both heads, \\\(\\alpha\\\) from 0\.1 to 1000", text)
-    stated(r"bases from 100 to\s+500 000", text)
+    stated(r"from one letter to 256, both heads", text)
+    assert MAX_LETTERS == int(stated(r"at most (\d+) letters", text).group(1))
     cases = reference_cases()
     lengths = [len(c["text"]) for c in cases]
     alphas = [c["config"].get("alpha", 10.0) for c in cases]
     bases = [c["config"].get("base", 10000.0) for c in cases]
-    assert (min(lengths), max(lengths)) == (1, 256)
-    assert (min(alphas), max(alphas)) == (0.1, 1000.0)
-    assert (min(bases), max(bases)) == (100.0, 500000.0)
+    assert (min(lengths), max(lengths)) == (1, MAX_LETTERS)
+    assert (min(alphas), max(alphas)) == ALPHA_RANGE
+    assert (min(bases), max(bases)) == BASE_RANGE
     assert {c["config"].get("head", "induction") for c in cases} == {"induction", "rank1"}
 
 
 def test_playground_alpha_band_is_saturated_from_ten():
     """'from about 10 on it is already as sharp as the colour map can show' (256 colours), and
     'on the opening prompt the prediction stops being a' towards alpha = 0.1."""
-    from rope_explained.playground import OPENING_PROMPT
+    from rope_explained.examples import OPENING_PROMPT
 
     text = page_text(PLAYGROUND_PAGE)
     stated(r"from about\s+10 on it is already as sharp as the colour map can show", text)

@@ -4,7 +4,7 @@ Two groups of tests:
 
 * the in-browser ``RopePlayground.forward`` (docs/javascripts/playground.js, loaded into a blank
   page) agrees with :func:`rope_explained.model.forward` to 1e-9 on every case of
-  :func:`rope_explained.playground.reference_cases`;
+  :func:`playground_cases.reference_cases`;
 * the built page, driven like a reader drives it: typing, the sliders, the head switch, the
   buttons, bad input and markup, hovering and the keyboard, instant navigation.
 """
@@ -20,17 +20,17 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pytest
+from playground_cases import export_reference, reference_cases, reference_trace
 
-from rope_explained.model import forward, predict_next
-from rope_explained.playground import (
+from rope_explained.examples import (
+    ALPHA_RANGE,
+    BASE_RANGE,
     LONG_PROMPT,
     MAX_LETTERS,
     OPENING_PROMPT,
     RANK1_FAILS_PROMPT,
-    export_reference,
-    reference_cases,
-    reference_trace,
 )
+from rope_explained.model import forward, predict_next
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "docs" / "javascripts" / "playground.js"
@@ -120,13 +120,13 @@ def test_js_forward_agrees_with_package(js_page, case):
 
 
 def test_reference_cases_cover_the_brief():
-    """Both heads, alpha 0.1 and 1000, bases 100 and 10000, lengths from 1 to 256 letters."""
+    """Both heads, alpha and base at both ends of their sliders, lengths from 1 to the limit."""
     heads = {c["config"].get("head", "induction") for c in CASES}
     alphas = {c["config"].get("alpha") for c in CASES}
     bases = {c["config"].get("base") for c in CASES}
     lengths = {len(c["text"]) for c in CASES}
     assert heads == {"induction", "rank1"}
-    assert {0.1, 1000.0} <= alphas and {100.0, 10000.0} <= bases
+    assert set(ALPHA_RANGE) <= alphas and set(BASE_RANGE) <= bases
     assert min(lengths) == 1 and max(lengths) == MAX_LETTERS
 
 

@@ -3,7 +3,7 @@
 * ``print_page/`` holds every page of the navigation, with all its equations and figures.
 * In print, a page shows no navigation chrome, keeps its typeset math and its figures, and
   spells out the address of each link that leaves the document.
-* ``make pdf`` (``rope_explained.print_pdf``) prints the one-page edition: at least one PDF page
+* ``make pdf`` (``tools/print_pdf.py``) prints the one-page edition: at least one PDF page
   per site page, every chapter starting on its own page, math typeset as vector glyphs (no TeX
   left in the text).
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rope_explained import print_pdf
+from tools import print_pdf
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW_TEX = ("\\frac", "\\theta", "\\tag", "\\mathrm", "\\left", "$$", "\\(", "\\[")
@@ -123,7 +123,7 @@ def test_make_pdf_runs_the_print_module():
         ["make", "-n", "pdf", "BIN=.venv/bin"], cwd=ROOT, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr
-    assert "-m rope_explained.print_pdf site rope-explained.pdf" in proc.stdout
+    assert "-m tools.print_pdf site rope-explained.pdf" in proc.stdout
 
 
 def test_pdf_of_the_whole_site(site_pdf, site_dir, content_pages, summary):

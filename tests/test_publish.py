@@ -2,8 +2,9 @@
 
 * The workflow files validate against GitHub's workflow schema (check-jsonschema's vendored
   copy, no download) and zizmor finds nothing in them (offline).
-* A deploy with mike into a scratch git repository keeps two versions and the ``latest`` alias
-  side by side, and a page of each opens in Chromium.
+* A deploy with mike into a scratch git repository publishes the version and its ``latest``
+  alias; with an older version beside it, a page of each opens in Chromium, the selector lists
+  both and the older one says it is not the latest release.
 * Every page ends with "Cite this page" (text and BibTeX, copy buttons) and carries the
   ``citation_*`` meta tags; every page's footer states both licences.
 * Every numbered equation and figure has a unique anchor; every figure has a download link.
@@ -26,7 +27,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 import yaml
 
-from rope_explained.print_pdf import serve
+from tools.browser import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -297,8 +298,14 @@ def _git(repo: Path, *args: str) -> str:
 
 @pytest.fixture(scope="module")
 def deployed(tmp_path_factory):
-    """The project's files in a scratch git repository, deployed twice with mike exactly as the
-    workflow does: release 0.1.0 (alias latest, the default) and the development version."""
+    """The project's files in a scratch git repository, deployed with mike exactly as the
+    workflow deploys a release: 0.1.0, aliased ``latest``, the default version.
+
+    This is the run's one build besides the session's. A second, older version is added to the
+    published tree the way mike adds one (a folder and an entry in ``versions.json``, here a
+    copy of 0.1.0 under the name 0.0.9), so that the version selector and the banner of a
+    version that is not the default can be checked without building the site a third time.
+    """
     repo = tmp_path_factory.mktemp("deploy") / "repo"
     repo.mkdir()
     listed = _run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT)
@@ -308,7 +315,7 @@ def deployed(tmp_path_factory):
         if src.is_file():
             (repo / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, repo / rel)
-    for shared in ("node_modules", ".cache"):  # MathJax from npm; the figure cache
+    for shared in ("node_modules", ".cache"):  # MathJax from npm; the figure and notebook caches
         (ROOT / shared).mkdir(exist_ok=True)
         (repo / shared).symlink_to(ROOT / shared)
     _git(repo, "init", "-q", "-b", "main")
@@ -321,7 +328,6 @@ def deployed(tmp_path_factory):
     for cmd in (
         [mike, "deploy", "--update-aliases", "0.1.0", "latest"],
         [mike, "set-default", "latest"],
-        [mike, "deploy", "dev"],
     ):
         proc = _run(cmd, cwd=repo, env=env)
         assert proc.returncode == 0, f"{' '.join(cmd[1:])} failed:\n{proc.stderr[-4000:]}"
@@ -331,18 +337,24 @@ def deployed(tmp_path_factory):
         ["git", "-C", str(repo), "archive", "gh-pages"], capture_output=True, check=True
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(served)], input=archive, check=True)
+    shutil.copytree(served / "0.1.0", served / "0.0.9")
+    versions = json.loads((served / "versions.json").read_text())
+    versions.append({"version": "0.0.9", "title": "0.0.9", "aliases": []})
+    (served / "versions.json").write_text(json.dumps(versions))
     return repo, served
 
 
-def test_mike_keeps_both_versions_and_the_alias(deployed):
-    repo, served = deployed
+def test_mike_deploys_the_version_and_its_alias(deployed):
+    repo, _ = deployed
     tree = _git(repo, "ls-tree", "--name-only", "gh-pages").split()
-    assert {"0.1.0", "dev", "latest", "versions.json", "index.html"} <= set(tree)
-    versions = {v["version"]: v for v in json.loads(_git(repo, "show", "gh-pages:versions.json"))}
-    assert set(versions) == {"0.1.0", "dev"}
-    assert versions["0.1.0"]["aliases"] == ["latest"] and versions["dev"]["aliases"] == []
-    assert (served / "0.1.0" / "equations" / "rope" / "index.html").is_file()
-    assert (served / "dev" / "equations" / "rope" / "index.html").is_file()
+    assert {"0.1.0", "latest", "versions.json", "index.html"} <= set(tree)
+    versions = json.loads(_git(repo, "show", "gh-pages:versions.json"))
+    assert versions == [{"version": "0.1.0", "title": "0.1.0", "aliases": ["latest"]}]
+    for folder in ("0.1.0", "latest"):
+        listed = _git(repo, "ls-tree", "-r", "--name-only", "gh-pages", folder)
+        assert f"{folder}/equations/rope/index.html" in listed.split()
+    redirect = _git(repo, "show", "gh-pages:index.html")
+    assert "latest/" in redirect
 
 
 def test_each_deployed_version_opens_and_cites_itself(deployed, browser):
@@ -354,23 +366,27 @@ def test_each_deployed_version_opens_and_cites_itself(deployed, browser):
             page.goto(url)  # the root redirects to the default version
             page.wait_for_url(re.compile(r"/latest/$"))
             assert page.title().startswith("RoPE, explained")
-            for version, path in (("0.1.0", "0.1.0/"), ("dev", "dev/"), ("0.1.0", "latest/")):
+            for path in ("0.1.0/", "latest/"):
                 response = page.goto(url + path + "equations/rope/")
                 assert response.ok, path
                 cite = page.inner_text("#cite-text")
-                assert f"version {version}." in cite, cite
-                assert f"{base}{version}/equations/rope/" in cite, cite
+                assert "version 0.1.0." in cite, cite
+                assert f"{base}0.1.0/equations/rope/" in cite, cite
                 meta = page.get_attribute('meta[name="citation_version"]', "content")
-                assert meta == version
+                assert meta == "0.1.0"
                 # Material's version selector lists both versions (read from versions.json).
                 page.wait_for_selector(".md-version__list", state="attached")
                 listed = page.eval_on_selector_all(
                     ".md-version__link", "e => e.map(a => a.textContent)"
                 )
-                assert any("0.1.0" in t for t in listed) and any("dev" in t for t in listed), listed
+                assert any("0.1.0" in t for t in listed), listed
+                assert any("0.0.9" in t for t in listed), listed
             # Versions other than the default one say so in a banner.
-            page.goto(url + "dev/")
+            page.goto(url + "0.0.9/")
             page.wait_for_selector("[data-md-component=outdated]:not([hidden])", state="attached")
             assert "not the latest release" in page.inner_text("[data-md-component=outdated]")
+            page.goto(url + "0.1.0/")
+            banner = page.query_selector("[data-md-component=outdated]")
+            assert banner is None or banner.get_attribute("hidden") is not None
         finally:
             page.close()

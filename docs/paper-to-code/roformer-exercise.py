@@ -12,6 +12,7 @@
 #   rope_explained:
 #     title: "Exercise: write apply_rope yourself"
 #     number: 10
+#     first_figure: 5  # Figures 10.1 to 10.4 are in the worked notebook
 # ---
 
 # %% [markdown]
@@ -36,10 +37,11 @@
 # Suggested time: 30 minutes for the function, 5 for the checks.
 
 # %%
+# %matplotlib inline
 import numpy as np
 
 import rope_explained
-from rope_explained.figures.paper import show
+from rope_explained.figures.paper_to_code import roformer_exercise as exercise_figures
 
 # %% [markdown]
 # ## Your task
@@ -58,8 +60,8 @@ from rope_explained.figures.paper import show
 # Figure 10.5 shows the effect on one pair at a time: a fast pair and a slow one. (Figures
 # 10.1 to 10.4 are in the worked notebook.)
 
-# %%
-show("paper-exercise-pair-rotation", 5)
+# %% tags=["fig:paper-exercise-pair-rotation"]
+fig = exercise_figures.exercise_pair_rotation()
 
 
 # %%

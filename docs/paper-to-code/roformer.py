@@ -37,10 +37,11 @@
 # `.py` script they are stored as.
 
 # %%
+# %matplotlib inline
 import numpy as np
 
 import rope_explained
-from rope_explained.figures.paper import show
+from rope_explained.figures.paper_to_code import roformer as roformer_figures
 
 rng = np.random.default_rng(0)
 
@@ -167,8 +168,8 @@ print(f"largest absolute difference across shifts: {max(diffs):.1e}")
 # fact for every pair of positions at once: a score matrix that is constant along its
 # diagonals (a Toeplitz matrix).
 
-# %%
-show("paper-score-diagonals", 1)
+# %% tags=["fig:paper-score-diagonals"]
+fig = roformer_figures.score_diagonals()
 
 # %% [markdown]
 # ## Six sanity checks
@@ -279,8 +280,8 @@ run_checks(apply_rope)
 # half" layout), which needs no strided indexing. Figure 10.2 shows which coordinates turn
 # together in each layout.
 
-# %%
-show("paper-layouts", 2)
+# %% tags=["fig:paper-layouts"]
+fig = roformer_figures.layouts()
 
 # %% [markdown]
 # The two layouts perform the same rotation on differently ordered coordinates. Let $P$ be the
@@ -419,8 +420,8 @@ for r in (0, 10, 100, 1000, 2048):
 # makes matching content count less the farther apart it is, which is the bias the paper
 # wanted.
 
-# %%
-show("paper-long-term-decay", 3)
+# %% tags=["fig:paper-long-term-decay"]
+fig = roformer_figures.long_term_decay()
 
 # %% [markdown]
 # ## Beyond the trained context: PI, NTK-aware scaling, YaRN
@@ -501,8 +502,8 @@ for method, (inv_freq, attention_factor) in rows.items():
 # mild logit scale. Figure 10.4 draws the wavelengths
 # for every pair, with the trained length $L$ and the target length $sL$ marked.
 
-# %%
-show("paper-context-wavelengths", 4)
+# %% tags=["fig:paper-context-wavelengths"]
+fig = roformer_figures.context_wavelengths()
 
 # %% [markdown]
 # These methods change frequencies, not weights, so they can be switched on at inference time.

@@ -1,23 +1,25 @@
 """Figures of the site: plain functions that return matplotlib Figures, and their registry.
 
-Each page has one module here. A figure function takes keyword arguments only, reads what it
-plots from the package (a :class:`~rope_explained.model.Trace` or an experiment's arrays) and
-returns a :class:`matplotlib.figure.Figure`. The :func:`register` decorator files it under a
-stable id with its caption and alt text::
+Each page has one module here, named after it: the figures of ``equations/rope.md`` live in
+``figures/equations/rope.py``, those of ``forward-pass/index.md`` in ``figures/forward_pass.py``
+and those of the home page (``index.md``) in ``figures/home.py``. A figure function takes keyword
+arguments only, reads what it plots from the package (a :class:`~rope_explained.model.Trace` or
+an experiment's arrays) and returns a :class:`matplotlib.figure.Figure`. The :func:`register`
+decorator files it under a stable id with its caption and alt text::
 
-    @register("rope-frequencies", page="equations/rope.md",
-              caption="The frequency schedule ...", alt="A line plot of ...")
+    @register("rope-frequencies", caption="The frequency schedule ...", alt="A line plot of ...")
     def rope_frequencies(d=64, base=10000.0):
         fig, ax = new_figure()
         ...
         return fig
 
-Nothing here knows about MkDocs: ``python -m rope_explained.figures --out DIR`` renders every
-registered figure into ``DIR``.
+Nothing here knows about MkDocs or HTML: ``python -m rope_explained.figures --out DIR`` renders
+every registered figure into ``DIR``.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import inspect
@@ -29,24 +31,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .style import STYLE_FILE, new_figure, style_context  # noqa: E402,F401
+from .style import STYLE_FILE, new_figure, style_context  # noqa: F401
 
 #: Modules that hold figures, one per page (imported by :func:`load_all`).
 MODULES = (
     "home",
-    "embedding",
-    "rope",
-    "layer0",
-    "layer1",
-    "complete",
+    "equations.token_embedding",
+    "equations.rope",
+    "equations.previous_token_head",
+    "equations.induction_head",
+    "equations.forward_pass",
     "forward_pass",
-    "notes",
-    "paper",
+    "notes.position_only_heads",
+    "notes.semantic_heads",
+    "notes.open_questions",
+    "paper_to_code.roformer",
+    "paper_to_code.roformer_exercise",
     "playground",
 )
 
@@ -55,16 +59,40 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 CACHE_DIR = PACKAGE_DIR.parent / ".cache" / "figures"
 
 
+def page_of(module: str) -> str:
+    """The docs page a figure module serves, as a path without suffix.
+
+    ``rope_explained.figures.equations.rope`` serves ``equations/rope``;
+    ``rope_explained.figures.forward_pass`` serves ``forward-pass`` (the page
+    ``forward-pass/index.md``); ``rope_explained.figures.home`` serves ``index``.
+
+    Examples:
+        >>> page_of("rope_explained.figures.notes.semantic_heads")
+        'notes/semantic-heads'
+    """
+    prefix = __name__ + "."
+    if not module.startswith(prefix):
+        raise ValueError(f"figure functions live under {prefix}*; got module {module!r}")
+    rel = module[len(prefix) :]
+    if rel == "home":
+        return "index"
+    return rel.replace(".", "/").replace("_", "-")
+
+
 @dataclass(frozen=True)
 class FigureSpec:
     """A registered figure: its stable id, the function and arguments, caption and alt text."""
 
     id: str  # stable, lower-case kebab-case; used in file names and #fig-<id> anchors
     func: Callable
-    page: str  # the docs page that shows it, e.g. "equations/rope.md"
     caption: str  # one or two sentences, Markdown allowed (inline math with \( \))
     alt: str  # what the plot shows, for readers who cannot see it
     kwargs: dict = field(default_factory=dict)
+
+    @property
+    def page(self) -> str:
+        """The page that shows the figure, without suffix (see :func:`page_of`)."""
+        return page_of(self.func.__module__)
 
     @property
     def qualname(self) -> str:
@@ -75,11 +103,16 @@ class FigureSpec:
         """The source code of the figure function."""
         return inspect.getsource(self.func)
 
+    def draw(self) -> Figure:
+        """Call the figure function with its registered arguments, in the site's style."""
+        with style_context():
+            return self.func(**self.kwargs)
+
 
 REGISTRY: dict[str, FigureSpec] = {}
 
 
-def register(fig_id: str, *, page: str, caption: str, alt: str, **kwargs):
+def register(fig_id: str, *, caption: str, alt: str, **kwargs):
     """Decorator: file a figure function under ``fig_id`` (called with ``kwargs``)."""
     if not fig_id or fig_id != fig_id.lower() or " " in fig_id or "_" in fig_id:
         raise ValueError(f"figure id must be lower-case kebab-case; got {fig_id!r}")
@@ -87,9 +120,10 @@ def register(fig_id: str, *, page: str, caption: str, alt: str, **kwargs):
         raise ValueError(f"alt text of {fig_id!r} must say what the plot shows; got {alt!r}")
 
     def deco(func):
+        page_of(func.__module__)  # refuse figure functions outside this package
         if fig_id in REGISTRY and REGISTRY[fig_id].func.__qualname__ != func.__qualname__:
             raise ValueError(f"figure id {fig_id!r} is registered twice")
-        REGISTRY[fig_id] = FigureSpec(fig_id, func, page, caption, alt, dict(kwargs))
+        REGISTRY[fig_id] = FigureSpec(fig_id, func, caption, alt, dict(kwargs))
         return func
 
     return deco
@@ -105,26 +139,80 @@ def load_all() -> dict[str, FigureSpec]:
 def get(fig_id: str) -> FigureSpec:
     """The spec registered under ``fig_id``; a ``ValueError`` lists the known ids otherwise."""
     load_all()
-    if fig_id not in REGISTRY:
+    if not isinstance(fig_id, str) or fig_id not in REGISTRY:
         raise ValueError(f"unknown figure id {fig_id!r}; known: {', '.join(sorted(REGISTRY))}")
     return REGISTRY[fig_id]
 
 
-def package_hash() -> str:
-    """A hash of the package's source and style files: any change re-renders every figure."""
+def _module_path(module: str) -> Path:
+    rel = Path(*module.split(".")[1:])
+    package = PACKAGE_DIR / rel / "__init__.py"
+    return package if package.is_file() else PACKAGE_DIR / rel.with_suffix(".py")
+
+
+def _package_imports(module: str) -> set[str]:
+    """The modules of this package that ``module`` imports (relative or absolute)."""
+    path = _module_path(module)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    top = PACKAGE_DIR.name
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            stem = ".".join(base + ([node.module] if node.module else []))
+            names = [stem] + [f"{stem}.{a.name}" for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] == top and _module_path(name).is_file():
+                found.add(name)
+    found.discard(module)
+    return found
+
+
+def module_dependencies(module: str) -> list[str]:
+    """``module``, every module of this package it imports (directly or not), and their parent
+    packages, sorted.
+
+    A parent package's ``__init__`` runs on import but computes nothing a figure draws, so its
+    own imports are not followed (``rope_explained/__init__.py`` imports every module only to
+    re-export it); its source still counts.
+    """
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(_package_imports(name) - seen)
+    parents = {".".join(n.split(".")[:i]) for n in seen for i in range(1, n.count(".") + 1)}
+    return sorted(seen | parents)
+
+
+def source_hash(module: str) -> str:
+    """A hash of everything a figure module's output depends on.
+
+    The module's source and that of every module of the package it imports (transitively), the
+    style file, and the versions of numpy and matplotlib: editing a figure of one page re-renders
+    that page's figures only; editing the model re-renders every figure that runs it.
+    """
     h = hashlib.sha256()
-    for path in sorted(PACKAGE_DIR.rglob("*")):
-        if path.suffix in {".py", ".mplstyle"} and "__pycache__" not in path.parts:
-            h.update(str(path.relative_to(PACKAGE_DIR)).encode())
-            h.update(path.read_bytes())
-    h.update(matplotlib.__version__.encode())
+    for name in module_dependencies(module):
+        h.update(name.encode())
+        h.update(_module_path(name).read_bytes())
+    h.update(STYLE_FILE.read_bytes())
+    h.update(f"numpy {np.__version__} matplotlib {matplotlib.__version__}".encode())
     return h.hexdigest()
 
 
-def cache_key(spec: FigureSpec, pkg_hash: str | None = None) -> str:
-    """Cache key of a figure: the package hash, the id and the arguments."""
+def cache_key(spec: FigureSpec) -> str:
+    """Cache key of a figure: its code's :func:`source_hash`, its id and its arguments."""
     h = hashlib.sha256()
-    h.update((pkg_hash or package_hash()).encode())
+    h.update(source_hash(spec.func.__module__).encode())
     h.update(spec.id.encode())
     h.update(repr(sorted(spec.kwargs.items())).encode())
     return h.hexdigest()[:20]
@@ -133,8 +221,8 @@ def cache_key(spec: FigureSpec, pkg_hash: str | None = None) -> str:
 def render_bytes(fig_id: str, fmt: str = "svg") -> bytes:
     """Render a registered figure to bytes (SVG by default), deterministically."""
     spec = get(fig_id)
-    with style_context():
-        fig = spec.func(**spec.kwargs)
+    with style_context():  # also at save time: the SVG's hash salt comes from the style
+        fig = spec.draw()
         buf = io.BytesIO()
         metadata = {"Date": None} if fmt == "svg" else {}
         if fmt == "png":
@@ -144,17 +232,15 @@ def render_bytes(fig_id: str, fmt: str = "svg") -> bytes:
     return buf.getvalue()
 
 
-def render_cached(
-    fig_id: str, cache_dir: str | Path = CACHE_DIR, pkg_hash: str | None = None
-) -> tuple[bytes, bool]:
+def render_cached(fig_id: str, cache_dir: str | Path = CACHE_DIR) -> tuple[bytes, bool]:
     """The SVG bytes of a registered figure and whether they had to be rendered.
 
     The cache file is ``cache_dir/<id>-<cache_key>.svg``: a figure is rendered again only when
-    the package's source or the figure's arguments change. Older versions of the same figure
-    are deleted when a new one is written.
+    the code it depends on or its arguments change (:func:`cache_key`). Older versions of the
+    same figure are deleted when a new one is written.
     """
     spec = get(fig_id)
-    key = cache_key(spec, pkg_hash)
+    key = cache_key(spec)
     cache_dir = Path(cache_dir)
     path = cache_dir / f"{fig_id}-{key}.svg"
     if path.is_file():

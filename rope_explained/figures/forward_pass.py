@@ -1,7 +1,7 @@
 r"""Figures of the forward-pass page: the eleven panels, all read from one traced forward pass.
 
 Every panel calls :func:`example_trace`, which runs :func:`rope_explained.model.forward` once on
-:data:`EXAMPLE_PROMPT` (and caches the result), so the eleven pictures are eleven views of the
+:data:`FORWARD_PASS_PROMPT` (and caches the result), so the eleven pictures are eleven views of the
 same computation.
 """
 
@@ -14,25 +14,21 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from ..embedding import BOS, letter_angle
+from ..examples import FORWARD_PASS_PROMPT
 from ..model import Trace, forward
 from . import register
 from .style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure
 
+
 # --8<-- [start:trace]
-#: The prompt of every panel (and of the home page's circuit):
-#: "the cat sat on the c". The first "c" was followed by "a".
-EXAMPLE_PROMPT = "thecatsatonthec"
-
-
 @functools.lru_cache(maxsize=8)
-def example_trace(text: str = EXAMPLE_PROMPT) -> Trace:
+def example_trace(text: str = FORWARD_PASS_PROMPT) -> Trace:
     """The forward pass the panels read (cached: one trace per prompt)."""
     return forward(text)
 
 
 # --8<-- [end:trace]
 
-PAGE = "forward-pass/index.md"
 MASK_COLOR = "0.86"  # the causally masked cells (n > m): never seen by the softmax
 
 
@@ -112,7 +108,6 @@ def _pattern(ax, A: np.ndarray, tokens: list[str], mask: np.ndarray, *, cmap=SEQ
 # 1 ---------------------------------------------------------------------------------------------
 @register(
     "fp-embedding",
-    page=PAGE,
     caption=r"Step 1, the embedding: row \(m\) is \(E[t_m]\), the letter's 64 numbers as they "
     r"sit in the `tok` slot of \(h^{(0)}_m\). Rows of the same letter are identical; the start "
     r"token `<s>` is the zero vector.",
@@ -120,9 +115,9 @@ def _pattern(ax, A: np.ndarray, tokens: list[str], mask: np.ndarray, *, cmap=SEQ
     "coordinates across, red positive and blue negative values between -0.5 and 0.5; each row "
     "is a sine wave along the coordinates whose phase depends on the letter, and the first row "
     "is white (zero).",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def fp_embedding(text: str = EXAMPLE_PROMPT):
+def fp_embedding(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     tok = tr.h0[:, tr.slots.tok]  # (T, d)
     fig, ax = new_figure(height=4.6)
@@ -135,16 +130,15 @@ def fp_embedding(text: str = EXAMPLE_PROMPT):
 # 2 ---------------------------------------------------------------------------------------------
 @register(
     "fp-keys",
-    page=PAGE,
     caption=r"Step 2, layer-0 keys \(k^{(0)}_n = R_{\Theta,n}\,c\): the same constant vector "
     r"\(c = (1,0,1,0,\ldots)\) turned by each position. The fast pairs (left) spin visibly "
     r"from row to row; the slow pairs (right) barely move. The letters play no part.",
     alt="Heatmap, 16 positions down, 64 key coordinates across, values between -1 and 1 in a "
     "red-blue map; row 0 alternates 1, 0 across; in lower rows the left columns oscillate "
     "quickly between red and blue while the right columns stay close to the pattern of row 0.",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def fp_keys(text: str = EXAMPLE_PROMPT):
+def fp_keys(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     fig, ax = new_figure(height=4.6)
     im = _vector_heatmap(ax, tr.k0, tr.tokens)
@@ -156,16 +150,15 @@ def fp_keys(text: str = EXAMPLE_PROMPT):
 # 3 ---------------------------------------------------------------------------------------------
 @register(
     "fp-queries",
-    page=PAGE,
     caption=r"Step 3, layer-0 queries \(q^{(0)}_m = \alpha R_{\Theta,m-1}\,c\) with "
     r"\(\alpha = 10\). Row \(m\) here is row \(m-1\) of the keys, ten times larger: the query "
     r"is built to look exactly like the key one step back.",
     alt="Heatmap, 16 positions down, 64 query coordinates across, values between -10 and 10 in "
     "a red-blue map; the pattern is that of the key heatmap moved down by one row, and row 0 "
     "corresponds to rotating c back by one step.",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def fp_queries(text: str = EXAMPLE_PROMPT):
+def fp_queries(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     fig, ax = new_figure(height=4.6)
     im = _vector_heatmap(ax, tr.q0, tr.tokens)
@@ -177,7 +170,6 @@ def fp_queries(text: str = EXAMPLE_PROMPT):
 # 4 ---------------------------------------------------------------------------------------------
 @register(
     "fp-scores",
-    page=PAGE,
     caption=r"Step 4, layer-0 scores \(q^{(0)T}_m k^{(0)}_n\) for every key the query may see. "
     r"The largest value in every row, \(\alpha\,d/2 = 320\), sits just left of the diagonal at "
     r"\(n = m-1\) (framed); its neighbours reach only 309. Hatched cells are future keys, "
@@ -186,9 +178,9 @@ def fp_queries(text: str = EXAMPLE_PROMPT):
     "key position across, dark blue near 200 to yellow at 320; in every row the framed cell "
     "just below the diagonal holds 320 and its neighbours 309, and the scores fall further "
     "away; cells above the diagonal are grey and hatched.",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def fp_scores(text: str = EXAMPLE_PROMPT):
+def fp_scores(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     mask = tr.mask
     visible = np.where(mask, tr.scores0, np.nan)
@@ -223,7 +215,6 @@ def fp_scores(text: str = EXAMPLE_PROMPT):
 # 5 ---------------------------------------------------------------------------------------------
 @register(
     "fp-pattern0",
-    page=PAGE,
     caption=r"Step 5, the layer-0 pattern \(A^{(0)}_{m,n}\): the causal softmax of the scores. "
     r"Each row is one bright cell at \(n = m-1\): the previous-token head. Position 0 can only "
     r"see itself.",
@@ -231,9 +222,9 @@ def fp_scores(text: str = EXAMPLE_PROMPT):
     "position down and key position across; a single yellow cell per row just below the "
     "diagonal, every other visible cell dark; the top-left cell is yellow; cells above the "
     "diagonal are grey and hatched.",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def fp_pattern0(text: str = EXAMPLE_PROMPT):
+def fp_pattern0(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     fig, ax = new_figure(height=5.6)
     im = _pattern(ax, tr.A0, tr.tokens, tr.mask)
@@ -262,16 +253,15 @@ def _slot_heatmap(fig, ax, tr: Trace, h: np.ndarray, slots: list[tuple[str, slic
 # 6 ---------------------------------------------------------------------------------------------
 @register(
     "fp-output0",
-    page=PAGE,
     caption=r"Step 6, the residual stream after layer 0, \(h^{(1)} = h^{(0)} + o^{(0)}\). The "
     r"`tok` slot still holds the current letter; the `prev` slot, written by the head, holds "
     r"the letter before it: the same rows, moved down by one position.",
     alt="Heatmap with two blocks of 64 columns, labelled tok and prev, 16 positions down, "
     "red-blue values; the prev block repeats the tok block shifted down by one row, and its "
     "first two rows are white.",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def fp_output0(text: str = EXAMPLE_PROMPT):
+def fp_output0(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     s = tr.slots
     fig, ax = new_figure(height=4.6)
@@ -414,7 +404,6 @@ def _slow_pair_figure(
 # 7 ---------------------------------------------------------------------------------------------
 @register(
     "fp-semantic-keys",
-    page=PAGE,
     caption=r"Step 7, layer-1 keys \(k^{(1)}_n\). Only the slowest RoPE pair (coordinates 62 "
     r"and 63) is used; it holds the **previous** letter as a point on the letter circle. Left: "
     r"the two numbers per position. Right: the same keys on the circle, labelled with their "
@@ -423,9 +412,9 @@ def _slow_pair_figure(
     "in the cells. Right, a unit circle with the 26 letters around it; each key is a dot at the "
     "angle of the letter before it, labelled with its positions, for example 2,7,10,13 at the "
     "letter t; positions 0 and 1 sit at the centre because they have no previous letter.",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def fp_semantic_keys(text: str = EXAMPLE_PROMPT):
+def fp_semantic_keys(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     target = _induction_target(tr)
     return _slow_pair_figure(tr, tr.k1, 1.0, "key", r"$k^{(1)}_n$ entry", None, target)
@@ -434,7 +423,6 @@ def fp_semantic_keys(text: str = EXAMPLE_PROMPT):
 # 8 ---------------------------------------------------------------------------------------------
 @register(
     "fp-semantic-queries",
-    page=PAGE,
     caption=r"Step 8, layer-1 queries \(q^{(1)}_m\), divided by \(\beta = 1000\) to fit the "
     r"circle. The query holds the **current** letter. Hollow grey rings mark the keys of "
     r'{{ fig("fp-semantic-keys") }}: the last query (position 15, letter `c`) lands on the '
@@ -443,9 +431,9 @@ def fp_semantic_keys(text: str = EXAMPLE_PROMPT):
     "the unit circle with the 26 letters; each query is a dot at its own letter's angle, "
     "labelled with its positions; hollow rings show where the keys are; the dot of position 15 "
     "is highlighted at the letter c, on top of a key ring.",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def fp_semantic_queries(text: str = EXAMPLE_PROMPT):
+def fp_semantic_queries(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     d = tr.config.d
     keys = tr.k1[:, d - 2 :]
@@ -464,7 +452,6 @@ def _induction_target(tr: Trace) -> int:
 # 9 ---------------------------------------------------------------------------------------------
 @register(
     "fp-pattern1",
-    page=PAGE,
     caption=r"Step 9, the induction pattern \(A^{(1)}_{m,n}\). Red-orange frames mark the cells "
     r"whose key follows an earlier copy of the query's letter (\(t_{n-1} = t_m\)); wherever a "
     r"row has one such cell, the head puts its weight there. The last row attends to position "
@@ -473,9 +460,9 @@ def _induction_target(tr: Trace) -> int:
     "triangle grey and hatched; red-orange frames mark cells where the key's previous letter "
     "equals the query's letter, and they coincide with the yellow cells, for example row 13 h "
     "to key 3 e, row 14 e to key 4 c and row 15 c to key 5 a.",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def fp_pattern1(text: str = EXAMPLE_PROMPT):
+def fp_pattern1(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     fig, ax = new_figure(height=5.6)
     im = _pattern(ax, tr.A1, tr.tokens, tr.mask)
@@ -491,16 +478,15 @@ def fp_pattern1(text: str = EXAMPLE_PROMPT):
 # 10 --------------------------------------------------------------------------------------------
 @register(
     "fp-output1",
-    page=PAGE,
     caption=r"Step 10, the final residual stream \(h^{(2)} = h^{(1)} + o^{(1)}\): the `out` "
     r"slot holds the letter the induction head copied. In the last row it is \(E[a]\), the "
     r"same row as the `tok` slot of position 5.",
     alt="Heatmap with three blocks of 64 columns, labelled tok, prev and out, 16 positions "
     "down, red-blue values; the out block shows, in each row, the embedding of the letter at "
     "the attended key; the last row of the out block matches the tok row of position 5.",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def fp_output1(text: str = EXAMPLE_PROMPT):
+def fp_output1(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     s = tr.slots
     fig, ax = new_figure(height=4.6)
@@ -523,16 +509,15 @@ def fp_output1(text: str = EXAMPLE_PROMPT):
 # 11 --------------------------------------------------------------------------------------------
 @register(
     "fp-prediction",
-    page=PAGE,
     caption=r"Step 11, the prediction: \(P(\text{next letter} \mid \text{prompt})\) at the last "
     r"position. The winner is highlighted; its two neighbours on the letter circle get the "
     r"little that is left, because the readout scores letters by \(\gamma\cos(a_v - a_B)\).",
     alt="Bar chart over the 26 letters a to z, probability from 0 to 1; the bar of a is "
     "highlighted in orange at about 0.90 and labelled with its value; b and z have small bars "
     "of about 0.05; every other letter is near zero.",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def fp_prediction(text: str = EXAMPLE_PROMPT):
+def fp_prediction(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     p = tr.probs[-1]  # (26,)
     best = int(np.argmax(p))

@@ -6,9 +6,10 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from ..embedding import BOS, VOCAB, letter_angle, plane_reader
+from ..examples import FORWARD_PASS_PROMPT
 from ..model import Trace
 from . import register
-from .forward_pass import EXAMPLE_PROMPT, example_trace
+from .forward_pass import example_trace
 from .style import COLORS, new_figure
 
 #: Attention weights below this are not drawn (they would be invisible anyway).
@@ -72,7 +73,6 @@ def _arrow(ax, n, y0, m, y1, weight, color, lw, rad):
 
 @register(
     "home-circuit",
-    page="index.md",
     caption=r"The circuit at a glance, computed from one forward pass on the prompt "
     r"`thecatsatonthec`. Bottom row: the tokens. Middle row: what each position holds after "
     r"layer 0, its own letter and (grey) the letter before it, fetched by the previous-token "
@@ -87,9 +87,9 @@ def _arrow(ax, n, y0, m, y1, weight, color, lw, rad):
     "path: c at position 4 is copied into position 5 by layer 0, layer 1 at the last position "
     "(c) attends to position 5 and copies a, and the prediction box above says a with "
     "probability 0.90.",
-    text=EXAMPLE_PROMPT,
+    text=FORWARD_PASS_PROMPT,
 )
-def home_circuit(text: str = EXAMPLE_PROMPT):
+def home_circuit(text: str = FORWARD_PASS_PROMPT):
     tr = example_trace(text)
     s = tr.slots
     T = len(tr.tokens)

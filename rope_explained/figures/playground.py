@@ -11,17 +11,14 @@ import matplotlib
 import numpy as np
 
 from ..embedding import VOCAB
+from ..examples import OPENING_PROMPT
 from ..model import forward
-from ..playground import OPENING_PROMPT
 from . import register
 from .style import DIVERGING, SEQUENTIAL, centred_norm, new_figure
-
-PAGE = "playground.md"
 
 
 @register(
     "playground-opening",
-    page=PAGE,
     caption=(
         r"What the playground shows when it opens, computed by the package while the site "
         r"builds: `forward('inductionheadsinductionhe')` with the default settings "

@@ -11,14 +11,13 @@ from __future__ import annotations
 import matplotlib as mpl
 import numpy as np
 
-from ..embedding import VOCAB
-from ..experiments import induction_accuracy, induction_prompts
-from ..model import forward
-from ..rope import frequencies
-from . import register
-from .style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure, token_ticks
+from ...embedding import VOCAB
+from ...experiments import induction_accuracy, induction_prompts
+from ...model import forward
+from ...rope import frequencies
+from .. import register
+from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure, token_ticks
 
-PAGE = "equations/induction-head.md"
 HEAD_NAMES = {"rank1": "rank-1 head (the document's)", "induction": "working head (this site's)"}
 #: A prompt whose second half repeats its first half: the textbook induction case.
 PROMPT = "jumpfoxjumpfox"
@@ -45,7 +44,6 @@ def preference_matrix(head: str) -> np.ndarray:
 
 @register(
     "layer1-preference",
-    page=PAGE,
     caption=(
         r"Which key each query prefers. Each row is a query letter \(t_m\), each column the "
         r"letter \(t_{n-1}\) written into a key by layer 0; colour is the layer-1 score per "
@@ -79,7 +77,6 @@ def preference():
 
 @register(
     "layer1-rank1-rows",
-    page=PAGE,
     caption=(
         r"The rank-1 head's scores on the prompt of {{ fig('layer1-patterns') }}, one line per "
         r"query position \(m\) (colour: the query's letter). Left: the raw rows "
@@ -96,9 +93,7 @@ def preference():
 def rank1_rows(prompt: str = PROMPT):
     """Rows of the rank-1 score matrix and their collapse, from ``forward(head="rank1")``."""
     tr = forward(prompt, head="rank1")
-    d = tr.config.d
-    W = tr.weights["layer1"]
-    q_scalar = (tr.h1 @ W["W_q"].T)[:, d - 2]  # beta v_q^T h_m, before RoPE
+    q_scalar = tr.q1_pre[:, tr.config.d - 2]  # beta v_q^T h_m, before RoPE
     T = len(tr.tokens)
     fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=3.7, sharex=True)
     cmap = mpl.colormaps["twilight"]
@@ -124,7 +119,6 @@ def rank1_rows(prompt: str = PROMPT):
 
 @register(
     "layer1-patterns",
-    page=PAGE,
     caption=(
         r"Layer-1 attention on a prompt that repeats itself. Left, the rank-1 head: whatever "
         r"the query letter, the rows pile onto the same few keys, those whose previous letter "
@@ -155,7 +149,6 @@ def patterns(prompt: str = PROMPT):
 
 @register(
     "layer1-accuracy",
-    page=PAGE,
     caption=(
         r"Induction accuracy of the two heads on the same 1000 seeded prompts "
         r"\(\ldots A\,B \ldots A\) (``induction_prompts(1000)``, lengths 8 to 256), overall and "
@@ -204,7 +197,6 @@ def _distance_prompt(length: int, letter: str, seed: int) -> str:
 
 @register(
     "layer1-distance",
-    page=PAGE,
     caption=(
         r"The limit of the working head. One forward pass over 2400 random letters ending "
         r"in k; each dot is the last query's score (per unit \(\beta\)) against an earlier "

@@ -11,12 +11,11 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.patches import Circle
 
-from ..experiments import previous_token_scores
-from ..model import forward
-from . import register
-from .style import COLORS, SEQUENTIAL, new_figure, token_ticks
+from ...experiments import previous_token_scores
+from ...model import forward
+from .. import register
+from ..style import COLORS, SEQUENTIAL, new_figure, token_ticks
 
-PAGE = "equations/previous-token-head.md"
 #: The prompt the layer-0 figures run through the model.
 PROMPT = "thequickbrownfox"
 
@@ -40,7 +39,6 @@ def _pattern(ax, trace, label: str | None = None):
 
 @register(
     "layer0-score-vs-offset",
-    page=PAGE,
     caption=(
         r"The layer-0 score per unit \(\alpha\), "
         r"\(\sum_{i=0}^{d/2-1}\cos(\Delta\,\theta_i)\), against the offset "
@@ -94,7 +92,6 @@ def score_vs_offset(d: int = 64, base: float = 10000.0, span: int = 40):
 
 @register(
     "layer0-clock-hands",
-    page=PAGE,
     caption=(
         r"The score as \(d/2 = 32\) clock hands, read from the keys and queries of a "
         r"forward pass: hand \(i\) is the angle \(\Delta\,\theta_i\) between the RoPE pair "
@@ -143,7 +140,6 @@ def clock_hands(prompt: str = PROMPT, m: int = 10, deltas=(0, -1, -5)):
 
 @register(
     "layer0-pattern",
-    page=PAGE,
     caption=(
         r"Layer 0 on a real prompt (\(\alpha = 10\)). Left: the raw scores "
         r"\(q_m^T k_n\) measured from the best score of their row (what the softmax sees; "
@@ -179,7 +175,6 @@ def pattern(prompt: str = PROMPT):
 
 @register(
     "layer0-alpha-sweep",
-    page=PAGE,
     caption=(
         r"How sharp the head is as a function of \(\alpha\), on the prompt of "
         r"{{ fig('layer0-pattern') }}. Left: the weight on the previous token, smallest and "
@@ -249,7 +244,6 @@ def alpha_sweep(prompt: str = PROMPT):
 
 @register(
     "layer0-offset-two",
-    page=PAGE,
     caption=(
         r"Changing one number of the construction: with \(W_q = \alpha "
         r"R_{\Theta,-2} W_k\) (the model's ``offset=2``) the same prompt gives a band two steps "

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..embedding import VOCAB, embed_index, embedding_matrix, plane_reader
-from ..model import forward
-from . import register
-from .style import COLORS, DIVERGING, centred_norm, new_figure, token_ticks
-
-PAGE = "equations/token-embedding.md"
+from ...embedding import VOCAB, embed_index, embedding_matrix, plane_reader
+from ...model import forward
+from .. import register
+from ..style import COLORS, DIVERGING, centred_norm, new_figure, token_ticks
 
 
 @register(
     "embedding-matrix",
-    page=PAGE,
     caption=r"The demo embedding matrix \(E\) for \(d = 64\): one row per letter, one column "
     r"per coordinate \(j\). Every row is the same sine wave in \(j\), shifted by "
     r"\(\pi/13\) from the row above, which is why the stripes run diagonally.",
@@ -42,7 +39,6 @@ def embedding_matrix_heatmap(d: int = 64):
 
 @register(
     "embedding-period",
-    page=PAGE,
     caption=r"Distance between the demo embedding of index \(k\) and that of index 0, for "
     r"\(k = 0, \ldots, 78\). It falls back to zero at \(k = 26\) and \(k = 52\): the formula "
     r"has period 26, exactly the 26 letters (shaded). A 27th token would get the vector of 'a'.",
@@ -88,7 +84,6 @@ def embedding_period(d: int = 64, k_max: int = 78):
 
 @register(
     "embedding-singular-values",
-    page=PAGE,
     caption=r"Singular values of the \(26 \times 64\) embedding matrix \(E\), on a log scale. "
     r"Two are about 10; the other 24 sit at the level of floating-point rounding, far below "
     r"numpy's rank threshold (dashed). \(E\) has rank 2: all 26 letters lie in one plane.",
@@ -125,7 +120,6 @@ def embedding_singular_values(d: int = 64):
 
 @register(
     "embedding-circle",
-    page=PAGE,
     caption=r"The 26 letters in the plane spanned by \(S\) and \(C\), read off with the "
     r"package's plane reader \(P\), which maps \(E[t]\) to \((\cos a_t, \sin a_t)\). "
     r"They sit at equal steps of \(\pi/13\) around a circle; 'n' is opposite 'a', and "
@@ -182,7 +176,6 @@ def embedding_circle(d: int = 64):
 
 @register(
     "embedding-similarity",
-    page=PAGE,
     caption=r"Cosine similarity between the embeddings of every pair of letters. It follows "
     r"\(\cos(a_s - a_t)\): neighbours are nearly parallel, letters 13 apart point in "
     r"opposite directions ('n' is exactly \(-E[\text{a}]\)), and the pattern wraps around "
@@ -210,7 +203,6 @@ def embedding_similarity(d: int = 64):
 
 @register(
     "embedding-residual-stream",
-    page=PAGE,
     caption=r"Where the model's vectors live: the residual stream for the input 'abcab' "
     r"(\(D = 256\) coordinates per position, start token first). Top: \(h^{(0)}\), straight "
     r"after embedding, with only the bias coordinate and the tok slot filled (the start "

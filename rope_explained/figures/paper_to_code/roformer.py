@@ -1,95 +1,21 @@
-r"""Figures of the paper-to-code notebook (RoFormer, Su et al. 2021) and how a notebook shows them.
+r"""Figures of the paper-to-code notebook (RoFormer, Su et al. 2021).
 
-Notebook pages are rendered by mkdocs-jupyter, not by the site's Markdown pipeline, so a notebook
-cannot use ``{{ figure(...) }}``. :func:`show` gives it the same result: the registered figure as
-an inline SVG image with its alt text, inside a ``<figure id="fig-ID">`` with a numbered caption.
+The notebook calls these functions like any other code and gets a matplotlib Figure; a cell that
+shows one carries the tag ``fig:<id>``, by which the site puts the registered, numbered figure in
+the cell's place.
 """
 
 from __future__ import annotations
 
-import base64
-import html
-import re
-from xml.etree import ElementTree
-
 import numpy as np
 
-from ..rope import apply_rope, frequencies, scaled_frequencies
-from . import get, register, render_cached
-from .style import COLORS, DIVERGING, centred_norm, new_figure
-
-PAGE = "paper-to-code/roformer.py"
-#: The chapter number of the paper-to-code pages (figures are numbered 10.1, 10.2, ...).
-CHAPTER = 10
-#: Stands for the site's figures folder in notebook HTML; the notebook hook resolves it per page
-#: (and writes each figure's SVG there), so every figure can be downloaded on its own.
-FIGURES_URL = "ROPE-FIGURES-URL"
-RE_INLINE_MATH = re.compile(r"\\\(.+?\\\)", re.DOTALL)
-
-
-def figure_html(fig_id: str, number: int, chapter: int = CHAPTER) -> str:
-    r"""HTML for a registered figure, as the Markdown pages show theirs.
-
-    A ``<figure class="rope-figure" id="fig-ID">`` holding the SVG as a ``data:`` image with the
-    figure's alt text, the caption "Figure <chapter>.<number>. ..." with a download link (to
-    ``FIGURES_URL/ID.svg``, resolved by the notebook hook) and a collapsed block with
-    the code of the figure function. Inline math \( \ldots \) in the caption is wrapped in
-    ``<span class="arithmatex">`` so that the site's MathJax typesets it.
-
-    Args:
-        fig_id: a registered figure id.
-        number: the figure's number within the page, 1 or more.
-        chapter: the page's chapter number.
-
-    Returns:
-        A self-contained HTML fragment (no file to serve).
-    """
-    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise ValueError(f"figure number must be an integer >= 1; got {number!r}")
-    spec = get(fig_id)
-    data, _ = render_cached(fig_id)  # the site's figure cache: a rebuild re-renders nothing
-    root = ElementTree.fromstring(data)
-    width, height = (
-        round(float(root.get(a).removesuffix("pt")) * 4 / 3) for a in ("width", "height")
-    )
-    svg = base64.b64encode(data).decode("ascii")
-    alt = html.escape(spec.alt, quote=True)
-    caption = RE_INLINE_MATH.sub(
-        lambda m: f'<span class="arithmatex">{m.group(0)}</span>',
-        html.escape(spec.caption, quote=False),
-    )
-    label = f"{chapter}.{number}"
-    code = html.escape(spec.source().rstrip(), quote=False)
-    return (
-        f'<figure class="rope-figure" id="fig-{fig_id}">\n'
-        f'<img src="data:image/svg+xml;base64,{svg}" alt="{alt}" width="{width}" '
-        f'height="{height}" style="box-sizing: border-box;">\n'
-        f'<figcaption><span class="rope-figure__number">Figure {label}.</span> {caption} '
-        f'<a class="rope-figure__download" href="{FIGURES_URL}/{fig_id}.svg" '
-        f'download="{fig_id}.svg">Download SVG</a></figcaption>\n'
-        f"<details><summary>Code for Figure {label}: <code>{spec.qualname}</code></summary>"
-        f"<pre><code>{code}</code></pre></details>\n"
-        f"</figure>"
-    )
-
-
-def show(fig_id: str, number: int, chapter: int = CHAPTER):
-    """Display a registered figure in a notebook (see :func:`figure_html`).
-
-    Returns:
-        An ``IPython.display.HTML`` object; as the last expression of a cell it is shown.
-    """
-    from IPython.display import HTML  # only notebooks need IPython
-
-    return HTML(figure_html(fig_id, number, chapter))
-
-
-# --- figures -------------------------------------------------------------------------------------
+from ...rope import apply_rope, frequencies, scaled_frequencies
+from .. import register
+from ..style import COLORS, DIVERGING, centred_norm, new_figure
 
 
 @register(
     "paper-score-diagonals",
-    page=PAGE,
     caption=r"The RoPE score \(\langle R_{\Theta,m} q, R_{\Theta,n} k\rangle\) of one random "
     r"query and key (\(d = 64\)) for every query position \(m\) and key position \(n\). Each "
     r"diagonal \(m - n = \text{const}\) has a single colour: the score depends only on the offset.",
@@ -116,7 +42,6 @@ def score_diagonals(d=64, length=48, seed=2):
 
 @register(
     "paper-layouts",
-    page=PAGE,
     caption=r"Which coordinates share a rotation, for \(d = 16\). Interleaved (RoFormer, GPT-J): "
     r"pair \(i\) is coordinates \((2i, 2i+1)\). Rotate-half (GPT-NeoX, LLaMA): pair \(i\) is "
     r"\((i, i + d/2)\). The number in each cell is the pair index \(i\), so its frequency "
@@ -152,7 +77,6 @@ def layouts(d=16):
 
 @register(
     "paper-long-term-decay",
-    page=PAGE,
     caption=r"Long-term decay (RoFormer, section 3.4.3), \(d = 128\), base 10000. Left: the "
     r"paper's bound factor \(\frac{1}{d/2}\sum_{j=1}^{d/2} |S_j|\) against the relative distance "
     r"\(m - n\). Right: real scores, divided by their value at distance 0. A query and key with "
@@ -204,7 +128,6 @@ def long_term_decay(d=128, max_distance=512, n_vectors=200, seed=0):
 
 @register(
     "paper-context-wavelengths",
-    page=PAGE,
     caption=r"Wavelength \(\lambda_i = 2\pi/\theta_i\) of each pair \(i\) for \(d = 128\), base "
     r"10000, a trained context \(L = 2048\) and an extension by \(s = 4\). Dashed: the original "
     r"RoPE. Position Interpolation stretches every pair by \(s\); NTK-aware scaling keeps the fast "
@@ -243,56 +166,4 @@ def context_wavelengths(d=128, base=10000.0, factor=4.0, original_max_position=2
     axes[0].set_ylabel(r"wavelength $2\pi/\theta_i$ (positions)")
     axes[2].text(d // 2 - 1, original_max_position * 0.8, r"$L$", ha="right", va="top")
     axes[2].text(d // 2 - 1, factor * original_max_position * 1.2, r"$sL$", ha="right", va="bottom")
-    return fig
-
-
-@register(
-    "paper-exercise-pair-rotation",
-    page="paper-to-code/roformer-exercise.py",
-    caption=r"What apply_rope does to one pair of coordinates \((x_{2i}, x_{2i+1})\), here "
-    r"starting at \((1, 0)\), for positions \(m = 0, \ldots, 5\) (\(d = 64\), base 10000). "
-    r"Left: pair \(i = 0\) turns by \(\theta_0 = 1\) radian per position. Right: pair "
-    r"\(i = 8\) turns by \(\theta_8 = 0.1\) radian per position. The length never changes.",
-    alt="Two unit circles with six arrows each, for m = 0 to 5. Left: the arrows are spread "
-    "around the circle, one radian apart. Right: the arrows are bunched together, a tenth of a "
-    "radian apart, near the positive horizontal axis; only m = 0 and m = 5 are labelled.",
-    d=64,
-    pairs=(0, 8),
-    n_positions=6,
-)
-def exercise_pair_rotation(d=64, pairs=(0, 8), n_positions=6):
-    m = np.arange(n_positions)
-    x = np.zeros((n_positions, d))
-    x[:, 0::2] = 1.0  # every pair starts at (1, 0)
-    rotated = apply_rope(x, m)  # (positions, d)
-    theta = frequencies(d)
-    fig, axes = new_figure(1, len(pairs), width=7.2, height=3.8)
-    circle = np.linspace(0, 2 * np.pi, 200)
-    for ax, i in zip(axes, pairs, strict=True):
-        ax.plot(np.cos(circle), np.sin(circle), color="0.75", lw=1)
-        for pos in m:
-            a, b = rotated[pos, 2 * i], rotated[pos, 2 * i + 1]
-            color = COLORS[pos % len(COLORS)]
-            ax.annotate(
-                "",
-                xy=(a, b),
-                xytext=(0, 0),
-                arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.8},
-            )
-            if theta[i] > 0.3 or pos in (0, m[-1]):  # slow pairs: label the ends only
-                ax.text(
-                    1.16 * a,
-                    1.16 * b,
-                    f"$m={pos}$",
-                    ha="center",
-                    va="center",
-                    fontsize=11,
-                    color=color,
-                )
-        ax.set_aspect("equal")
-        ax.set_xlim(-1.35, 1.35)
-        ax.set_ylim(-1.35, 1.35)
-        ax.set_xlabel(rf"$x_{{{2 * i}}}$")
-        ax.set_ylabel(rf"$x_{{{2 * i + 1}}}$")
-        ax.set_title(rf"pair $i={i}$, $\theta_{{{i}}} = {theta[i]:.3g}$", fontsize=12)
     return fig

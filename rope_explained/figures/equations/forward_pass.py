@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import forward
-from . import register
-from .style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure, token_ticks
+from ...model import forward
+from .. import register
+from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure, token_ticks
 
-PAGE = "equations/forward-pass.md"
 #: "... c a ... c": the last letter c occurred once before, followed by a.
 PROMPT = "thecatsatthec"
 
 
 @register(
     "complete-residual",
-    page=PAGE,
     caption=(
         r"The residual stream of the prompt thecatsatthec before and after each layer, one "
         r"row per position and one column per coordinate (the first \(3d + 1 = 193\) of "
@@ -69,7 +67,6 @@ def residual(prompt: str = PROMPT):
 
 @register(
     "complete-attention",
-    page=PAGE,
     caption=(
         r"The two attention patterns of the same forward pass, side by side: layer 0 puts "
         r"each row on the previous position; layer 1 sends the last query (the second c) to "
@@ -104,7 +101,6 @@ def attention(prompt: str = PROMPT):
 
 @register(
     "complete-prediction",
-    page=PAGE,
     caption=(
         r"\(P(\text{next letter} \mid \text{thecatsatthec})\), the softmax of the last "
         r"position's logits, for the working head (top) and the document's rank-1 head "

@@ -1,11 +1,11 @@
-r"""Reference traces for the playground page.
+"""Reference traces for the playground's parity tests.
 
-The playground (``docs/javascripts/playground.js``) recomputes the forward pass of
-:func:`rope_explained.model.forward` in the reader's browser. This module says what it must
-reproduce: a set of prompts and settings (:func:`reference_cases`) and, for each, the
-package's own attention patterns, scores and next-letter probabilities
-(:func:`reference_trace`), written to JSON by :func:`export_reference`. The tests run the
-page's JavaScript on the same cases in Chromium and require agreement to \(10^{-9}\).
+The playground recomputes the forward pass of :func:`rope_explained.model.forward` in the
+reader's browser. This module says what it must reproduce: a set of prompts and settings
+(:func:`reference_cases`) and, for each, the package's own attention patterns, scores and
+next-letter probabilities (:func:`reference_trace`), written to JSON by
+:func:`export_reference`. The tests run the page's JavaScript on the same cases in Chromium and
+require agreement to 1e-9.
 """
 
 from __future__ import annotations
@@ -16,23 +16,21 @@ from pathlib import Path
 
 import numpy as np
 
-from .experiments import induction_prompts
-from .model import forward
+from rope_explained.examples import (
+    ALPHA_RANGE,
+    BASE_RANGE,
+    LONG_PROMPT,
+    MAX_LETTERS,
+    OPENING_PROMPT,
+    RANK1_FAILS_PROMPT,
+)
+from rope_explained.heads import HEADS
+from rope_explained.model import forward
 
-#: The prompt the playground opens with: the working head copies "a" (as in "heads").
-OPENING_PROMPT = "inductionheadsinductionhe"
-#: The prompt of the "rank-1 fails" button: the working head copies "h", rank-1 does not.
-RANK1_FAILS_PROMPT = "abcdefghijabcdefg"
-#: The prompt of the "256 letters" button: random letters, the last one ("j") seen once before,
-#: followed by "b" (``induction_prompts(1, 256, 256, seed=7)``).
-LONG_PROMPT = induction_prompts(1, min_len=256, max_len=256, seed=7)[0].text
-#: The longest text the playground accepts.
-MAX_LETTERS = 256
-
-#: Settings every short prompt is checked under: both heads, alpha and base at their extremes.
-HEADS = ("induction", "rank1")
-ALPHAS = (0.1, 1.0, 10.0, 1000.0)
-BASES = (100.0, 10000.0)
+#: Settings every short prompt is checked under: both heads, and alpha and base at both ends of
+#: the playground's sliders and in between.
+ALPHAS = (ALPHA_RANGE[0], 1.0, 10.0, ALPHA_RANGE[1])
+BASES = (BASE_RANGE[0], 10000.0, BASE_RANGE[1])
 
 
 def _random_letters(n: int, seed: int) -> str:
@@ -60,9 +58,9 @@ def reference_cases() -> list[dict]:
 
     Prompts of up to 64 letters run under every combination of :data:`HEADS`,
     :data:`ALPHAS` and :data:`BASES`; the 256-letter prompts under both heads at the extreme
-    pairs (alpha 0.1 with base 100, alpha 1000 with base 10000, and the defaults). A few
-    cases change the settings the page does not expose (``d``, ``offset``, ``bos``, ``beta``,
-    ``gamma``), so the JavaScript is checked as a function of every setting.
+    pairs (the lowest alpha with the lowest base, the highest with the highest, and the
+    defaults). A few cases change the settings the page does not expose (``d``, ``offset``,
+    ``bos``, ``beta``, ``gamma``), so the JavaScript is checked as a function of every setting.
     """
     cases = []
     for text in reference_prompts():
@@ -71,7 +69,11 @@ def reference_cases() -> list[dict]:
                 cases.append({"text": text, "config": {"head": head, "alpha": alpha, "base": base}})
         else:
             for head in HEADS:
-                for alpha, base in ((0.1, 100.0), (1000.0, 10000.0), (10.0, 10000.0)):
+                for alpha, base in (
+                    (ALPHA_RANGE[0], BASE_RANGE[0]),
+                    (ALPHA_RANGE[1], BASE_RANGE[1]),
+                    (10.0, 10000.0),
+                ):
                     cases.append(
                         {"text": text, "config": {"head": head, "alpha": alpha, "base": base}}
                     )

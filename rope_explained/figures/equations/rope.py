@@ -10,12 +10,10 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.colors import ListedColormap
 
-from ..heads import constant_key_vector
-from ..rope import apply_rope, frequencies, rotation_matrix
-from . import register
-from .style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure
-
-PAGE = "equations/rope.md"
+from ...heads import constant_key_vector
+from ...rope import apply_rope, frequencies, rotation_matrix
+from .. import register
+from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure
 
 
 def _matrix_of(m: float, d: int, layout: str, inv_freq: np.ndarray | None = None) -> np.ndarray:
@@ -33,7 +31,6 @@ def _wavelength(x):
 
 @register(
     "rope-frequencies",
-    page=PAGE,
     caption=r"The frequency schedule \(\theta_i = 10000^{-2i/d}\) for \(d = 64\) (dots), "
     r"and the wavelength \(\lambda_i = 2\pi/\theta_i\) in positions on the right-hand axis. "
     r"Pair 0 turns once every 6.3 positions, pair 31 once every 47,117. Faint lines: the "
@@ -82,7 +79,6 @@ def rope_frequencies(d: int = 64, base: float = 10000.0):
 
 @register(
     "rope-turning",
-    page=PAGE,
     caption=r"One pair of coordinates turning with position: the unit vector \((1, 0)\) in "
     r"pair \(i\), rotated by \(R_{\Theta,m}\) for \(m = 0, \ldots, 24\) (colour = position). "
     r"The arrow marks \(m = 24\). Pair 0 goes round the circle almost four times; pair 31 has "
@@ -127,7 +123,6 @@ def rope_turning(d: int = 64, pairs=(0, 8, 16, 31), m_max: int = 24):
 
 @register(
     "rope-matrix",
-    page=PAGE,
     caption=r"The rotation matrix \(R_{\Theta,m}\) for a small head, \(d = 16\), at "
     r"positions \(m = 1\) and \(m = 6\). Only the \(2 \times 2\) blocks on the diagonal are "
     r"non-zero; the slow pairs (bottom right) stay close to the identity.",
@@ -160,7 +155,6 @@ def rope_matrix(d: int = 16, positions=(1, 6)):
 
 @register(
     "rope-relative-score",
-    page=PAGE,
     caption=r"The score \((R_{\Theta,m}\,q)^T (R_{\Theta,n}\,k)\) for one fixed random pair "
     r"\(q, k\) (\(d = 64\)), at every query position \(m\) and key position \(n\). Left: it "
     r"is constant along every diagonal \(n - m = \text{const}\). Right: rows \(m = 8, 24, 40\) "
@@ -202,7 +196,6 @@ def rope_relative_score(d: int = 64, T: int = 48, seed: int = 0):
 
 @register(
     "rope-aliasing",
-    page=PAGE,
     caption=r"The combination lock. Score \(c^T R_{\Theta,\Delta}\,c\) of the constant key "
     r"\(c = (1, 0, 1, 0, \ldots)\) against itself at offset \(\Delta\), divided by its "
     r"maximum \(d/2\). Top: every pair at the same frequency \(\theta = 2\pi/16\): the score "
@@ -243,7 +236,6 @@ def rope_aliasing(d: int = 64, period: int = 16, delta_max: int = 200):
 
 @register(
     "rope-layouts",
-    page=PAGE,
     caption=r"Which coordinates form a pair, for \(d = 8\). Each coloured cell is a non-zero "
     r"entry of the matrix that `apply_rope` applies, coloured by its pair \(i\) "
     r"(\(c_i = \cos m\theta_i\), \(s_i = \sin m\theta_i\)). Left: interleaved pairs "

@@ -1,0 +1,412 @@
+r"""What the site's MkDocs hooks share: page indexes, the build's state and figure blocks.
+
+Not a hook itself: ``numbering.py`` and ``notebooks.py`` import it (MkDocs puts this folder on
+``sys.path`` while it loads a hook). Nothing here imports MkDocs at module level, so the tests
+can use the page scanner on its own.
+
+Page conventions (a page opts in with ``number:`` in its front matter; a notebook with
+``rope_explained: number:`` in its jupytext header):
+
+* A display equation is a ``$$`` block whose first line is a label comment::
+
+      $$
+      % eq: frequencies
+      \theta_i = 10000^{-2i/d}
+      $$
+
+  It is numbered ``(N.k)`` (``N`` = the page's ``number``, ``k`` = its rank on the page) with a
+  ``\tag{N.k}`` and anchored ``#eq-frequencies``. A ``$$`` block without a label, a duplicate
+  label, or numbered content on a page without ``number:`` stops the build.
+* ``{{ eq("frequencies") }}`` links to an equation of the same page as ``(N.k)``;
+  ``{{ eq("equations/rope.md#frequencies") }}`` to one on another page.
+* ``{{ figure("rope-frequencies") }}`` alone in a paragraph inserts the figure: the SVG rendered
+  at build time (cached), "Figure N.k." and the caption, a download link, and a collapsed block
+  with the code of the figure function. ``{{ fig("rope-frequencies") }}`` links to it as
+  "Figure N.k" from any page. A notebook shows a figure by calling its function in a cell
+  tagged ``fig:<id>``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import importlib
+import posixpath
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.etree import ElementTree as etree
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository: docs/hooks/ -> docs/ -> root
+FIGURES_DEST = "figures"
+LABEL = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+RE_LABEL_LINE = re.compile(r"^%\s*eq:\s*(?P<label>\S+)\s*$")
+RE_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})")
+RE_MACRO = re.compile(
+    r"\{\{\s*(?P<name>eq|figure|fig)\(\s*(?P<q>[\"'])(?P<arg>.*?)(?P=q)\s*\)\s*\}\}"
+)
+RE_ANY_MACRO = re.compile(r"\{\{\s*(?P<name>[A-Za-z_]\w*)\s*\(")
+PLACEHOLDER = "ROPE-FIGURE-PLACEHOLDER-"
+RE_PLACEHOLDER_P = re.compile(rf"<p[^>]*>\s*{PLACEHOLDER}(?P<id>{LABEL})\s*</p>")
+
+RE_NOTEBOOK_FIGURE = re.compile(rf"""^# %%.*\btags=\[[^\]]*["']fig:(?P<id>{LABEL})["']""", re.M)
+
+
+# --------------------------------------------------------------------------------------------
+# The package, imported from this repository (and afresh when its source changed)
+# --------------------------------------------------------------------------------------------
+
+
+def _package_stamp() -> tuple:
+    files = sorted((ROOT / "rope_explained").rglob("*.py"))
+    return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+
+
+_LOADED: dict[str, tuple] = {}
+
+
+def load_figures():
+    """``rope_explained.figures`` with every figure registered, from this repository.
+
+    The package is imported from the checkout that holds this ``mkdocs.yml`` even when another
+    copy is installed (a second checkout, a scratch copy that ``mike`` builds). ``mkdocs serve``
+    keeps one Python process for all its rebuilds: when the package's source changed since the
+    last build, its modules are dropped so that the figures are drawn by the new code (their
+    cache keys already follow the source).
+    """
+    stamp = _package_stamp()
+    loaded = sys.modules.get("rope_explained")
+    stale = _LOADED.get("stamp") not in (None, stamp)
+    if loaded is not None and (stale or Path(loaded.__file__).resolve().parents[1] != ROOT):
+        for name in [n for n in sys.modules if n.split(".")[0] == "rope_explained"]:
+            del sys.modules[name]
+    _LOADED["stamp"] = stamp
+    sys.path.insert(0, str(ROOT))
+    try:
+        figures = importlib.import_module("rope_explained.figures")
+    finally:
+        sys.path.remove(str(ROOT))
+    where = Path(figures.__file__).resolve().parents[2]
+    if where != ROOT:
+        raise ImportError(f"rope_explained is imported from {where}, not from {ROOT}")
+    figures.load_all()
+    return figures
+
+
+# --------------------------------------------------------------------------------------------
+# Scanning a page (no MkDocs needed)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PageIndex:
+    """What one page numbers: its chapter number, equation labels and figure ids, in order."""
+
+    src: str
+    number: int | None
+    equations: dict[str, int] = field(default_factory=dict)  # label -> k
+    figures: dict[str, int] = field(default_factory=dict)  # figure id -> k
+
+    def eq_number(self, label: str) -> str:
+        return f"{self.number}.{self.equations[label]}"
+
+    def fig_number(self, fig_id: str) -> str:
+        return f"{self.number}.{self.figures[fig_id]}"
+
+
+def _outside_code(lines: list[str]):
+    """Yield ``(index, line)`` for the lines that are not inside a fenced code block."""
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        m = RE_FENCE.match(line)
+        if fence is None:
+            if m:
+                fence = m.group("fence")
+                continue
+            yield i, line
+        elif m and m.group("fence")[0] == fence[0] and len(m.group("fence")) >= len(fence):
+            if not line.strip()[len(m.group("fence")) :].strip():
+                fence = None
+
+
+def scan_page(src: str, text: str, meta: dict, line_offset: int = 0) -> tuple[PageIndex, list[str]]:
+    """Index the equations and figures of one page; return ``(index, problems)``.
+
+    ``text`` is the Markdown after the front matter, which took ``line_offset`` lines: problems
+    name the line of the file, ``page.md:LINE: ...``.
+    """
+    problems: list[str] = []
+    number = meta.get("number")
+    if number is not None and (not isinstance(number, int) or isinstance(number, bool)):
+        problems.append(f"{src}: front matter 'number' must be an integer; got {number!r}")
+        number = None
+    index = PageIndex(src, number)
+    lines = text.split("\n")
+    code_free = dict(_outside_code(lines))
+    i = 0
+    while i < len(lines):
+        if i not in code_free:
+            i += 1
+            continue
+        stripped = lines[i].strip()
+        if stripped.startswith("$$"):
+            where = f"{src}:{i + 1 + line_offset}"
+            if stripped != "$$":
+                problems.append(
+                    f"{where}: display math must open with '$$' alone on a line, then a "
+                    f"'% eq: label' line"
+                )
+                i += 1
+                continue
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "$$"), None)
+            if end is None:
+                problems.append(f"{where}: '$$' block is never closed")
+                break
+            m = RE_LABEL_LINE.match(lines[i + 1].strip()) if i + 1 < end else None
+            if not m:
+                problems.append(
+                    f"{where}: display equation without a label: its first line must be "
+                    f"'% eq: some-label'"
+                )
+            elif not re.fullmatch(LABEL, m.group("label")):
+                problems.append(
+                    f"{where}: equation label {m.group('label')!r} must be lower-case kebab-case"
+                )
+            elif any(not lines[j].strip() for j in range(i + 1, end)):
+                problems.append(f"{where}: blank line inside the display equation")
+            elif m.group("label") in index.equations:
+                problems.append(f"{where}: duplicate equation label {m.group('label')!r}")
+            else:
+                index.equations[m.group("label")] = len(index.equations) + 1
+            i = end + 1
+            continue
+        if stripped.startswith("\\[") or stripped.startswith("\\begin{"):
+            problems.append(
+                f"{src}:{i + 1 + line_offset}: display math must be a labelled '$$' block; "
+                f"found "
+                f"{stripped[:20]!r}"
+            )
+        for m in RE_ANY_MACRO.finditer(lines[i]):
+            if m.group("name") not in ("eq", "figure", "fig"):
+                problems.append(
+                    f"{src}:{i + 1 + line_offset}: unknown macro {m.group('name')!r}; "
+                    f"known: eq, fig, figure"
+                )
+        for m in RE_MACRO.finditer(lines[i]):
+            if m.group("name") == "figure":
+                fig_id = m.group("arg")
+                if fig_id in index.figures:
+                    problems.append(
+                        f"{src}:{i + 1 + line_offset}: figure {fig_id!r} is inserted twice"
+                    )
+                else:
+                    index.figures[fig_id] = len(index.figures) + 1
+        i += 1
+    if index.number is None and (index.equations or index.figures) and not problems:
+        problems.append(
+            f"{src}: has numbered equations or figures but no 'number:' in its front matter"
+        )
+    return index, problems
+
+
+def scan_notebook(src: str, text: str, number: int, first_figure: int = 1) -> PageIndex:
+    """Index the figures of a notebook page (jupytext source): cells tagged ``fig:<id>``,
+    numbered from ``first_figure`` on (a companion notebook may continue its chapter's count)."""
+    index = PageIndex(src, number)
+    for m in RE_NOTEBOOK_FIGURE.finditer(text):
+        index.figures.setdefault(m.group("id"), first_figure + len(index.figures))
+    return index
+
+
+def page_stem(src: str) -> str:
+    """A page's path without suffix, as figure modules name it: ``a/index.md`` -> ``a``."""
+    stem = src.rsplit(".", 1)[0]
+    return stem[: -len("/index")] if stem.endswith("/index") else stem
+
+
+def svg_size(data: bytes) -> tuple[int, int]:
+    """Width and height in CSS pixels of an SVG written by matplotlib (``pt`` units)."""
+    root = etree.fromstring(data)
+    size = []
+    for attr in ("width", "height"):
+        m = re.fullmatch(r"([0-9.]+)(pt|px)?", root.get(attr, ""))
+        if not m:
+            raise ValueError(f"SVG has no usable {attr}: {root.get(attr)!r}")
+        value = float(m.group(1)) * (4 / 3 if m.group(2) == "pt" else 1)
+        size.append(round(value))
+    return size[0], size[1]
+
+
+# --------------------------------------------------------------------------------------------
+# The build's state, shared by the hooks
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Build:
+    pages: dict[str, PageIndex] = field(default_factory=dict)  # src_uri -> index
+    figure_page: dict[str, str] = field(default_factory=dict)  # figure id -> page src
+    page_urls: dict[str, str] = field(default_factory=dict)  # src_uri -> url
+    svgs: dict[str, bytes] = field(default_factory=dict)  # figure id -> SVG bytes
+    rendered: int = 0
+    cached: int = 0
+    md_config: tuple = ((), {})
+
+    def reset(self) -> None:
+        self.__init__()
+
+
+BUILD = Build()
+
+
+def add_page(index: PageIndex, registry: dict) -> list[str]:
+    """Record a page's index and the figures it shows; return the problems found."""
+    problems = []
+    BUILD.pages[index.src] = index
+    for fig_id in index.figures:
+        if fig_id not in registry:
+            problems.append(
+                f"{index.src}: unknown figure id {fig_id!r}; known: {', '.join(sorted(registry))}"
+            )
+        elif registry[fig_id].page != page_stem(index.src):
+            problems.append(
+                f"{index.src}: figure {fig_id!r} belongs to page {registry[fig_id].page!r} (its "
+                f"module is {registry[fig_id].func.__module__}); move it to that page's module"
+            )
+        elif fig_id in BUILD.figure_page:
+            problems.append(
+                f"{index.src}: figure {fig_id!r} is already inserted on {BUILD.figure_page[fig_id]}"
+            )
+        else:
+            BUILD.figure_page[fig_id] = index.src
+    return problems
+
+
+def figure_svg(fig_id: str) -> bytes:
+    """The SVG of a figure, rendered once per build through the package's figure cache."""
+    if fig_id not in BUILD.svgs:
+        figures = load_figures()
+        data, rendered = figures.render_cached(fig_id)
+        BUILD.svgs[fig_id] = data
+        if rendered:
+            BUILD.rendered += 1
+        else:
+            BUILD.cached += 1
+    return BUILD.svgs[fig_id]
+
+
+# --------------------------------------------------------------------------------------------
+# References and figure blocks
+# --------------------------------------------------------------------------------------------
+
+
+class BuildError(Exception):
+    """A problem in a page; the hooks turn it into MkDocs' PluginError."""
+
+
+def ref_target(kind: str, arg: str, page_src: str) -> tuple[PageIndex, str]:
+    """Resolve an ``eq``/``fig`` reference to (page index, label/id); raise with known ids."""
+    if kind == "eq":
+        target_src, _, label = arg.rpartition("#")
+        target_src = target_src or page_src
+        index = BUILD.pages.get(target_src)
+        if index is None:
+            raise BuildError(f"{page_src}: eq({arg!r}) names an unknown page {target_src!r}")
+        if label not in index.equations:
+            known = ", ".join(index.equations) or "none"
+            raise BuildError(
+                f"{page_src}: unknown equation label {label!r} on {target_src}; known: {known}"
+            )
+        return index, label
+    if arg not in BUILD.figure_page:
+        raise BuildError(
+            f"{page_src}: fig({arg!r}) names a figure that no page inserts; inserted: "
+            f"{', '.join(sorted(BUILD.figure_page)) or 'none'}"
+        )
+    return BUILD.pages[BUILD.figure_page[arg]], arg
+
+
+def relative_url(target_url: str, page_url: str) -> str:
+    """The address of ``target_url`` relative to the page at ``page_url`` (both site paths)."""
+    from mkdocs.utils import get_relative_url
+
+    return get_relative_url(target_url, page_url)
+
+
+def ref_link(kind: str, arg: str, page_src: str, page_url: str | None = None) -> str:
+    """Markdown link for ``{{ eq(...) }}`` / ``{{ fig(...) }}`` on the page ``page_src``.
+
+    Without ``page_url`` the link names the target's source file (``../rope.md#eq-x``), which
+    MkDocs checks and rewrites like any link of the page; with it, the link is the target's
+    address relative to ``page_url``, for HTML that MkDocs does not see (captions, notebooks).
+    """
+    index, key = ref_target(kind, arg, page_src)
+    href = ""
+    if index.src != page_src:
+        if page_url is None:
+            href = posixpath.relpath(index.src, posixpath.dirname(page_src) or ".")
+        else:
+            href = relative_url(BUILD.page_urls[index.src], page_url)
+    if kind == "eq":
+        return f"[({index.eq_number(key)})]({href}#eq-{key}){{ .eq-ref }}"
+    return f"[Figure&nbsp;{index.fig_number(key)}]({href}#fig-{key}){{ .fig-ref }}"
+
+
+def private_markdown():
+    """A Markdown converter with the site's extensions, for captions and code blocks."""
+    import markdown
+
+    names, configs = BUILD.md_config
+    configs = dict(configs)
+    if "pymdownx.highlight" in configs:
+        # no line anchors: they would repeat the ids of the page's own first code block
+        configs["pymdownx.highlight"] = {**configs["pymdownx.highlight"], "anchor_linenums": False}
+    return markdown.Markdown(extensions=list(names), extension_configs=configs)
+
+
+def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
+    """The HTML block of a figure on the page ``page_src`` (served at ``page_url``)."""
+    spec = load_figures().get(fig_id)
+    index = BUILD.pages[page_src]
+    number = index.fig_number(fig_id)
+    url = relative_url(f"{FIGURES_DEST}/{fig_id}.svg", page_url)
+    width, height = svg_size(figure_svg(fig_id))
+    md = private_markdown()
+
+    def caption_ref(m):
+        if m.group("name") == "figure":
+            raise BuildError(f"{page_src}: figure() cannot appear inside a caption")
+        return ref_link(m.group("name"), m.group("arg"), page_src, page_url)
+
+    caption = md.convert(RE_MACRO.sub(caption_ref, spec.caption)).strip()
+    if caption.startswith("<p>") and caption.endswith("</p>") and caption.count("<p>") == 1:
+        caption = caption[3:-4]
+    source = spec.source().rstrip("\n")
+    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", source)), default=0))
+    code = "\n".join("    " + line if line else "" for line in source.split("\n"))
+    md.reset()
+    details = md.convert(
+        f'??? abstract "Code for Figure {number}: `{spec.qualname}`"\n\n'
+        f"    {fence}python\n{code}\n    {fence}\n"
+    )
+    alt = html.escape(spec.alt, quote=True)
+    return (
+        f'<figure class="rope-figure" id="fig-{fig_id}">\n'
+        f'<a class="rope-figure__image glightbox" href="{url}" data-type="image" '
+        f'data-title="Figure {number}" '
+        f'title="Open Figure {number} full size">'
+        f'<img src="{url}" alt="{alt}" width="{width}" height="{height}"></a>\n'
+        f'<figcaption><span class="rope-figure__number">Figure {number}.</span> {caption} '
+        f'<a class="rope-figure__download" href="{url}" download="{fig_id}.svg">'
+        f"Download SVG</a></figcaption>\n"
+        f"{details}\n</figure>"
+    )
+
+
+def content_hash(*parts: bytes) -> str:
+    """A short hash of some bytes (cache keys of executed notebooks and the like)."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part)
+    return h.hexdigest()[:20]

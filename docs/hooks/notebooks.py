@@ -1,0 +1,304 @@
+r"""MkDocs hook for the notebook pages that mkdocs-jupyter renders (``docs/paper-to-code/*.py``).
+
+mkdocs-jupyter executes each notebook and converts it with nbconvert. This hook adds what the
+site needs around that, and returns at once on every other page:
+
+* **Cached runs.** The plugin caches a converted notebook by the notebook's text; its outputs
+  also depend on the package, so the cache folder is named after a hash of the package's
+  source (and of numpy's and matplotlib's versions): a build with nothing changed executes no
+  notebook, a change to either re-executes.
+* **Front matter.** A notebook keeps its ``title`` and ``number`` (the chapter number) in its
+  jupytext header, under ``jupyter: rope_explained:``; they become ``page.meta``, as the front
+  matter of a Markdown page does.
+* **Figures.** A code cell tagged ``fig:<id>`` calls a registered figure function, so the
+  notebook shows the plot wherever it runs. On the site, that cell's output becomes the numbered
+  figure block of the Markdown pages (an SVG file, caption, download link and code).
+* **No third-party scripts.** nbconvert's page template carries a MathJax 2 loader (empty
+  unless ``custom_mathjax_url`` is set) and a Mermaid loader that imports from a CDN when a
+  notebook holds a diagram. Both are removed; the build stops if any script from another host
+  is left.
+* **Math.** Jupyter's ``$...$`` and ``$$...$$`` in Markdown cells become the markup that
+  ``pymdownx.arithmatex`` writes on the Markdown pages, so both kinds of page are typeset
+  alike. An anchor ``<a id="eq-label"></a>`` alone in a paragraph right before a display
+  equation becomes the equation's ``id``, as on the Markdown pages.
+* **Downloads.** Links to the notebook as ``.ipynb`` (written at build time from the ``.py``
+  source, without outputs, with stable cell ids) and as the jupytext ``.py`` script (copied by
+  mkdocs-jupyter's ``include_source``), placed under the page's title.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import logging
+import os
+import re
+import shutil
+from importlib import metadata
+from pathlib import Path
+
+import jupytext
+from hooklib import (
+    BUILD,
+    ROOT,
+    BuildError,
+    add_page,
+    figure_html,
+    figure_svg,
+    load_figures,
+    scan_notebook,
+)
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+
+log = logging.getLogger("mkdocs.hooks.notebooks")
+
+NOTEBOOK_DIR = "paper-to-code/"
+CACHE_ROOT = ROOT / ".cache" / "notebooks"
+RE_NBCONVERT_MATHJAX = re.compile(
+    r'\s*<!-- Load mathjax -->\s*<script src="[^"]*">\s*</script>'
+    r'\s*<!-- MathJax configuration -->\s*<script type="text/x-mathjax-config">.*?</script>'
+    r"\s*<!-- End of mathjax configuration -->",
+    re.DOTALL,
+)
+RE_MERMAID = re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid.*?</script>', re.DOTALL)
+RE_EXTERNAL_SCRIPT = re.compile(
+    r"<script[^>]*\bsrc=[\"']?(?:https?:)?//|import\(\s*[\"'](?:https?:)?//", re.IGNORECASE
+)
+RE_MARKDOWN_CELL = re.compile(r'<div class="[^"]*\bjp-RenderedMarkdown\b[^"]*"[^>]*>')
+RE_FIGURE_CELL = re.compile(r'<div class="[^"]*\bcelltag_fig:(?P<id>[a-z0-9-]+)[^"]*"[^>]*>')
+RE_OUTPUT_WRAPPER = re.compile(r'<div class="[^"]*\bjp-Cell-outputWrapper\b[^"]*"[^>]*>')
+RE_DIV_TAG = re.compile(r"<div\b[^>]*>|</div>")
+RE_CODE_AREA = re.compile(r'<div class="highlight-ipynb[^"]*"(?![^>]*tabindex)')
+RE_CELL_ID = re.compile(r'(?<=id="cell-id=)[0-9a-f-]+(?=")')
+RE_VERBATIM = re.compile(r"(<(pre|code|script|style)\b.*?</\2>)", re.DOTALL | re.IGNORECASE)
+RE_DISPLAY = re.compile(
+    r'(?:<p>\s*<a id="(?P<anchor>eq-[a-z0-9]+(?:-[a-z0-9]+)*)">\s*</a>\s*</p>\s*)?'
+    r"(?P<p><p>\s*)?\$\$(?P<tex>.+?)\$\$(?(p)\s*</p>)",
+    re.DOTALL,
+)
+# $...$ on one line or across lines, not $$, not an escaped \$, no space before the closing $
+RE_INLINE = re.compile(r"(?<![\\$])\$(?P<tex>[^$]+?)(?<![\\\s])\$(?!\$)")
+
+_notebooks: dict[str, Path] = {}  # page src_uri -> source path, for on_post_build
+
+
+def is_notebook(page) -> bool:
+    """Whether ``page`` is one of the notebooks (jupytext ``.py`` files in paper-to-code/)."""
+    src = page.file.src_uri
+    return src.startswith(NOTEBOOK_DIR) and src.endswith(".py")
+
+
+def notebook_meta(path: str | Path) -> dict:
+    """The ``title``/``number`` (and optional ``first_figure``) a notebook declares in its
+    jupytext header.
+
+    Raises:
+        ValueError: when the header has no ``rope_explained`` section or its ``number`` is not
+            a non-negative integer.
+    """
+    nb = jupytext.read(path)
+    meta = dict(nb.metadata.get("rope_explained") or {})
+    for key, lowest, required in (("number", 0, True), ("first_figure", 1, False)):
+        value = meta.get(key)
+        if value is None and not required:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
+            raise ValueError(
+                f"{path}: the jupytext header needs 'rope_explained: {key}:' with an integer "
+                f">= {lowest}; got {value!r}"
+            )
+    return meta
+
+
+def package_hash() -> str:
+    """What a notebook's outputs depend on besides its own text: the package's source files and
+    the versions of the libraries that compute and draw."""
+    h = hashlib.sha256()
+    package = ROOT / "rope_explained"
+    for path in sorted(package.rglob("*")):
+        if path.suffix in {".py", ".mplstyle"} and "__pycache__" not in path.parts:
+            h.update(path.relative_to(package).as_posix().encode())
+            h.update(path.read_bytes())
+    for dist in ("numpy", "matplotlib", "nbconvert", "mkdocs-jupyter"):
+        h.update(f"{dist} {metadata.version(dist)}".encode())
+    return h.hexdigest()[:20]
+
+
+def on_config(config, **kwargs):
+    plugin = config.plugins.get("mkdocs-jupyter")
+    if plugin is None:
+        return config
+    if plugin.config["allow_errors"]:
+        raise PluginError("mkdocs-jupyter must keep allow_errors: false (a failing cell fails)")
+    # the notebooks' kernels import the package from this checkout, whatever else is installed
+    path = os.environ.get("PYTHONPATH", "")
+    if str(ROOT) not in path.split(os.pathsep):
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), path)))
+    cache_dir = CACHE_ROOT / package_hash()
+    plugin.config["cache"] = True
+    plugin.config["cache_dir"] = str(cache_dir)
+    if CACHE_ROOT.is_dir():  # runs of an older package can never be used again
+        for old in CACHE_ROOT.iterdir():
+            if old != cache_dir:
+                shutil.rmtree(old, ignore_errors=True)
+    return config
+
+
+def on_files(files, config, **kwargs):
+    """Number each notebook's figures (after numbering.py has indexed the Markdown pages)."""
+    _notebooks.clear()
+    registry = load_figures().REGISTRY
+    problems = []
+    for file in files.documentation_pages():
+        if not (file.src_uri.startswith(NOTEBOOK_DIR) and file.src_uri.endswith(".py")):
+            continue
+        try:
+            meta = notebook_meta(file.abs_src_path)
+        except ValueError as err:
+            raise PluginError(str(err)) from err
+        text = Path(file.abs_src_path).read_text(encoding="utf-8")
+        index = scan_notebook(file.src_uri, text, meta["number"], meta.get("first_figure", 1))
+        problems += add_page(index, registry)
+        _notebooks[file.src_uri] = Path(file.abs_src_path)
+    if problems:
+        raise PluginError("Notebook figure problems:\n  " + "\n  ".join(problems))
+    return files
+
+
+def on_page_markdown(markdown, page, config, files, **kwargs):
+    if not is_notebook(page):
+        return None
+    meta = notebook_meta(page.file.abs_src_path)
+    page.meta.update({k: v for k, v in meta.items() if k != "first_figure"})
+    for fig_id in BUILD.pages[page.file.src_uri].figures:
+        figure_svg(fig_id)
+    return None
+
+
+def _math_to_arithmatex(text: str) -> str:
+    """Mark ``$$...$$`` and ``$...$`` in rendered Markdown (not in code) as arithmatex does."""
+
+    def display(m: re.Match) -> str:
+        anchor = f' id="{m.group("anchor")}"' if m.group("anchor") else ""
+        return f'<div class="arithmatex"{anchor}>\\[{m.group("tex")}\\]</div>'
+
+    def inline(m: re.Match) -> str:
+        return f'<span class="arithmatex">\\({m.group("tex")}\\)</span>'
+
+    parts = RE_VERBATIM.split(text)
+    out = []
+    for i, part in enumerate(parts):
+        if i % 3 == 0:  # text between verbatim elements (split yields text, element, tag name)
+            part = RE_INLINE.sub(inline, RE_DISPLAY.sub(display, part))
+            out.append(part)
+        elif i % 3 == 1:
+            out.append(part)
+    return "".join(out)
+
+
+def _div_end(text: str, start: int) -> int:
+    """The index of the ``</div>`` that closes the ``<div`` opening at ``start``."""
+    depth = 0
+    for tag in RE_DIV_TAG.finditer(text, start):
+        depth += 1 if tag.group().startswith("<div") else -1
+        if depth == 0:
+            return tag.start()
+    raise PluginError("unbalanced <div> in a notebook page")
+
+
+def mark_math(html_text: str) -> str:
+    r"""Apply :func:`_math_to_arithmatex` inside every rendered Markdown cell of a notebook page.
+
+    >>> cell = '<div class="jp-RenderedMarkdown"><p>Let $x_1$ be <code>$HOME</code>.</p></div>'
+    >>> mark_math(cell).split("<p>")[1]
+    'Let <span class="arithmatex">\\(x_1\\)</span> be <code>$HOME</code>.</p></div>'
+    """
+    out = []
+    pos = 0
+    for start in RE_MARKDOWN_CELL.finditer(html_text):
+        if start.start() < pos:
+            continue  # nested inside a cell already handled
+        end = _div_end(html_text, start.start())
+        out.append(html_text[pos : start.end()])
+        out.append(_math_to_arithmatex(html_text[start.end() : end]))
+        pos = end
+    out.append(html_text[pos:])
+    return "".join(out)
+
+
+def place_figures(html_text: str, page_src: str, page_url: str) -> str:
+    """Put each ``fig:<id>`` cell's numbered figure block in place of the cell's outputs."""
+    out = []
+    pos = 0
+    for cell in RE_FIGURE_CELL.finditer(html_text):
+        if cell.start() < pos:
+            continue  # an element inside a cell already handled
+        cell_end = _div_end(html_text, cell.start())
+        wrapper = RE_OUTPUT_WRAPPER.search(html_text, cell.end(), cell_end)
+        if wrapper is None:
+            raise PluginError(f"{page_src}: the cell tagged fig:{cell['id']} shows no output")
+        try:
+            block = figure_html(cell["id"], page_src, page_url)
+        except BuildError as err:
+            raise PluginError(str(err)) from err
+        out.append(html_text[pos : wrapper.start()])
+        out.append(f'<div class="jp-Cell-outputWrapper">\n{block}\n</div>\n')
+        pos = cell_end  # every output of the cell is replaced
+    out.append(html_text[pos:])
+    return "".join(out)
+
+
+def downloads_html(stem: str) -> str:
+    """The download links shown at the top of a notebook page."""
+    name = html.escape(stem)
+    return (
+        '<p class="notebook-downloads">Download this notebook: '
+        f'<a href="{name}.ipynb" download>{name}.ipynb</a> (Jupyter) or '
+        f'<a href="{name}.py" download>{name}.py</a> (jupytext percent script; '
+        "<code>jupytext --to notebook</code> converts it). It needs the "
+        "<code>rope_explained</code> package and numpy.</p>\n"
+    )
+
+
+@event_priority(50)  # before other plugins (print-site keeps a copy of each page's content)
+def on_page_content(html_text, page, config, files, **kwargs):
+    if not is_notebook(page):
+        return None
+    html_text = RE_NBCONVERT_MATHJAX.sub("", html_text)
+    html_text = RE_MERMAID.sub("", html_text)
+    html_text = mark_math(html_text)
+    html_text = place_figures(html_text, page.file.src_uri, page.url)
+    # jupytext gives each cell a random id: number them instead, so two builds are identical
+    counter = iter(range(10**6))
+    html_text = RE_CELL_ID.sub(lambda m: f"cell-{next(counter)}", html_text)
+    # a code cell wider than the page scrolls: keyboard users must be able to reach it
+    html_text = RE_CODE_AREA.sub(r'\g<0> tabindex="0"', html_text)
+    m = RE_EXTERNAL_SCRIPT.search(html_text)
+    if m:
+        around = html_text[max(0, m.start() - 80) : m.end() + 120]
+        raise PluginError(f"{page.file.src_uri}: a script loads from another host: {around!r}")
+    links = downloads_html(Path(page.file.src_uri).stem)
+    end_h1 = html_text.find("</h1>")
+    if end_h1 < 0:
+        return links + html_text
+    end_h1 += len("</h1>")
+    return html_text[:end_h1] + "\n" + links + html_text[end_h1:]
+
+
+def on_post_build(config, **kwargs):
+    """Write each notebook as ``.ipynb`` next to its page (beside the copied ``.py``)."""
+    site = Path(config.site_dir)
+    for src_uri, path in sorted(_notebooks.items()):
+        stem = Path(src_uri).stem
+        dest_dir = site / Path(src_uri).parent / stem  # directory URLs: <dir>/<stem>/index.html
+        if not config.use_directory_urls:
+            dest_dir = site / Path(src_uri).parent
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        nb = jupytext.read(path)
+        nb.metadata.get("jupytext", {}).pop("formats", None)  # the .ipynb stands alone
+        for k, cell in enumerate(nb.cells):
+            cell["id"] = f"cell-{k}"  # stable ids: two builds write the same file
+        jupytext.write(nb, dest_dir / f"{stem}.ipynb", fmt="ipynb")
+    if _notebooks:
+        log.info("notebooks: wrote %d .ipynb downloads", len(_notebooks))

@@ -1,0 +1,1 @@
+"""Figures of the explained-equations pages (docs/equations/), one module per page."""

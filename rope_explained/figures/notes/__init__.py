@@ -1,0 +1,1 @@
+"""Figures of the research-notes pages (docs/notes/), one module per page."""

@@ -1,0 +1,80 @@
+r"""Figures of the research-notes page on the RoPE bottleneck and open questions.
+
+Each figure reads the arrays of ``rope_explained.experiments``; nothing here recomputes an
+experiment.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib import colormaps
+
+from ...experiments import (
+    pair_horizons,
+    stable_pair_count,
+)
+from .. import register
+from ..style import COLORS, SEQUENTIAL, new_figure
+
+_D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
+
+
+def _masked_attention_cmap():
+    # the masked (future) half: light grey, not a colour of the scale
+    return colormaps[SEQUENTIAL].with_extremes(bad="#e6e6e6")
+
+
+@register(
+    "notes-rope-bottleneck",
+    caption=(
+        r"The RoPE bottleneck in numbers. Left: for each pair \(i\) of a \(d = 64\) head "
+        r"(base 10000), the largest distance \(L_i = \arccos(0.9)/\theta_i\) over which its "
+        r"factor \(\cos(\Delta\theta_i)\) stays at least 0.9. Right: how many coordinates "
+        r"(twice the number of such pairs) stay within that tolerance over a whole window of "
+        r"\(L\) tokens, for this site's head and for head sizes and bases like those of "
+        r"Llama 2 (\(d = 128\), base \(10^4\)) and Llama 3 (\(d = 128\), base \(5\cdot10^5\))."
+    ),
+    alt=(
+        "Two panels. Left: bar chart on a log scale, pair index 0 to 31 across, horizon in "
+        "tokens up, rising from about 0.45 for pair 0 to about 3400 for pair 31, with "
+        "dashed lines at 100, 1000 and 10000 tokens. Right: step curves of usable "
+        "coordinates against window length from 1 to 100000 tokens (log axis), all falling "
+        "as the window grows; for d = 64 they are 26 at 100 tokens, 10 at 1000 and 0 at "
+        "10000 tokens."
+    ),
+    d=64,
+    base=10000.0,
+    min_cos=0.9,
+)
+def rope_bottleneck(d=64, base=10000.0, min_cos=0.9):
+    """Per-pair horizons and the number of position-blind coordinates per window length."""
+    horizons = pair_horizons(d, base, min_cos)
+    fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=3.6, layout="constrained")
+    i = np.arange(d // 2)
+    ax0.bar(i, horizons, color=COLORS[0], width=0.8)
+    ax0.set_yscale("log")
+    for L in (100, 1000, 10000):
+        ax0.axhline(L, color="0.35", lw=0.9, ls="--")
+        ax0.text(0.5, L * 1.15, f"{L:,} tokens", fontsize=11, color="0.25")
+    ax0.set_ylim(0.1, 3e4)
+    ax0.set_xlabel(r"pair $i$ (slowest on the right)")
+    ax0.set_ylabel(r"horizon $L_i$ (tokens)")
+
+    lengths = np.unique(np.round(np.logspace(0, 5, 400)))
+    setups = (
+        (d, base, rf"$d = {d}$, base $10^4$ (this site)"),
+        (128, 10000.0, r"$d = 128$, base $10^4$"),
+        (128, 500000.0, r"$d = 128$, base $5\cdot 10^5$"),
+    )
+    for color, (dd, bb, label) in zip(COLORS, setups, strict=False):
+        count = 2 * stable_pair_count(lengths, d=dd, base=bb, min_cos=min_cos)
+        ax1.step(lengths, count, where="post", color=color, lw=1.8, label=label)
+    ax1.set_xscale("log")
+    ax1.set_xlim(1, 1e5)
+    ax1.set_ylim(-3, 175)
+    ax1.set_yticks(np.arange(0, 121, 20))
+    ax1.set_xlabel(r"window $L$ (tokens)")
+    ax1.set_ylabel(r"usable coordinates $d_\mathrm{semantic}$")
+    ax1.legend(fontsize=11, loc="upper right")
+    ax1.grid(alpha=0.3)
+    return fig

@@ -1,0 +1,1 @@
+"""Tools that work on the built site: the browser helpers and the PDF printer."""

@@ -1,0 +1,71 @@
+"""Serve a built site on loopback and drive Debian's Chromium: shared by the tests, the PDF
+printer and the benchmarks.
+
+Chromium comes from ``CHROMIUM`` (default ``/usr/bin/chromium``); Playwright's own browser
+download is never used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: str | Path, port: int = 0) -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1; yield the base URL (ends with ``/``).
+
+    Args:
+        directory: The folder to serve (a built site).
+        port: The port to listen on; 0 (the default) takes a free one.
+
+    Raises:
+        ValueError: If ``directory`` is not a folder.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def launch_chromium(playwright):
+    """Launch headless Chromium from ``CHROMIUM`` (default ``/usr/bin/chromium``).
+
+    Raises:
+        FileNotFoundError: If there is no Chromium at that path.
+    """
+    path = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not Path(path).is_file():
+        raise FileNotFoundError(
+            f"Chromium not found at {path!r}: install it (Debian: apt-get install chromium) "
+            f"or set CHROMIUM=/path/to/chromium"
+        )
+    return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
