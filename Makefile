@@ -17,7 +17,7 @@ setup: $(STAMP) $(NODE_STAMP)
 $(STAMP): pyproject.toml uv.lock $(UV_REQUIREMENTS)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed; set PYTHON=python3.11")'
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --require-hashes -r $(UV_REQUIREMENTS)
+	$(BIN)/python -m pip install --quiet --require-hashes --only-binary :all: -r $(UV_REQUIREMENTS)
 	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --all-extras --quiet
 	@touch $@
 
