@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# Exact, hashed installs: pip installs the pinned uv (requirements/uv.txt, every wheel hashed) into
+# the virtual environment, and uv installs the project (editable) and its extras exactly as
+# uv.lock has them. --locked: a uv.lock that no longer matches pyproject.toml is an error.
+UV_REQUIREMENTS := requirements/uv.txt
 NODE_STAMP := node_modules/.installed
 CHROMIUM ?= /usr/bin/chromium
 
@@ -10,11 +14,11 @@ CHROMIUM ?= /usr/bin/chromium
 
 setup: $(STAMP) $(NODE_STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml uv.lock $(UV_REQUIREMENTS)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed; set PYTHON=python3.11")'
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,docs]"
+	$(BIN)/python -m pip install --quiet --require-hashes --only-binary :all: -r $(UV_REQUIREMENTS)
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --all-extras --quiet
 	@touch $@
 
 # MathJax 3 comes from the npm registry at build time and is copied into the built site,

@@ -2,6 +2,9 @@
 
 * The workflow files validate against GitHub's workflow schema (check-jsonschema's vendored
   copy, no download) and zizmor finds nothing in them (offline).
+* Only the publish job can write, and it runs nothing but git; the workflow's deploy scripts,
+  run against a scratch repository, never force gh-pages and replay a deploy on top of a
+  version published meanwhile.
 * A deploy with mike into a scratch git repository publishes the version and its ``latest``
   alias; with an older version beside it, a page of each opens in Chromium, the selector lists
   both and the older one says it is not the latest release.
@@ -40,7 +43,7 @@ def _tool(name: str) -> str:
     """A command-line tool installed next to this Python (the project's virtual environment)."""
     path = BIN / name
     if not path.is_file():
-        pytest.fail(f"{name} is not installed next to {sys.executable}: pip install -e '.[test]'")
+        pytest.fail(f"{name} is not installed next to {sys.executable}: make setup")
     return str(path)
 
 
@@ -62,6 +65,50 @@ def _workflows() -> dict[str, dict]:
     return {p.name: yaml.safe_load(p.read_text()) for p in WORKFLOWS}
 
 
+def _ci() -> dict:
+    return _workflows()["ci.yml"]
+
+
+def _runs(job: dict) -> str:
+    return "\n".join(s.get("run", "") for s in job["steps"])
+
+
+def _step(job: dict, name: str) -> dict:
+    (step,) = [s for s in job["steps"] if s.get("name", "").startswith(name)]
+    return step
+
+
+def _expression(value: str, github: dict[str, str]) -> str:
+    """Evaluate the ``${{ ... }}`` parts of a workflow string for the given ``github`` context.
+
+    Enough of GitHub's expression language for the concurrency groups: ``github.*``, string
+    literals, ``==``/``!=``, ``&&``/``||`` (which return an operand, as in GitHub) and
+    ``format()``."""
+
+    def evaluate(expr: str) -> str:
+        skeleton = re.sub(r"'[^']*'", "''", expr)  # string literals aside, only these
+        assert re.fullmatch(r"[\s\w(),.=!&|']*", skeleton), f"unexpected expression: {expr}"
+        expr = re.sub(r"\bformat\(", "_format(", expr)
+        expr = expr.replace("&&", " and ").replace("||", " or ")
+        expr = re.sub(r"\bgithub\.(\w+)", lambda m: repr(github[m.group(1)]), expr)
+        env = {"__builtins__": {}, "_format": lambda f, *a: f.format(*a)}
+        return str(eval(expr, env))  # noqa: S307 - only the operators allowed above
+
+    return re.sub(r"\$\{\{(.*?)\}\}", lambda m: evaluate(m.group(1)), value)
+
+
+def _push(ref: str) -> dict[str, str]:
+    """The ``github`` context of a push of ``ref`` (a branch or a tag)."""
+    kind, name = re.fullmatch(r"refs/(heads|tags)/(.+)", ref).groups()
+    return {
+        "ref": ref,
+        "ref_name": name,
+        "ref_type": "tag" if kind == "tags" else "branch",
+        "event_name": "push",
+        "workflow": "CI",
+    }
+
+
 def test_workflows_and_dependabot_match_their_schemas():
     cjs = [sys.executable, "-m", "check_jsonschema"]
     proc = _run([*cjs, "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS)])
@@ -69,8 +116,11 @@ def test_workflows_and_dependabot_match_their_schemas():
     dependabot = ROOT / ".github" / "dependabot.yml"
     proc = _run([*cjs, "--builtin-schema", "vendor.dependabot", str(dependabot)])
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    ecosystems = {u["package-ecosystem"] for u in yaml.safe_load(dependabot.read_text())["updates"]}
-    assert {"github-actions", "pip"} <= ecosystems
+    updates = yaml.safe_load(dependabot.read_text())["updates"]
+    where = {(u["package-ecosystem"], u["directory"]) for u in updates}
+    # uv.lock (the uv ecosystem), the pinned uv itself, the actions and MathJax
+    assert {("uv", "/"), ("pip", "/requirements"), ("github-actions", "/"), ("npm", "/")} == where
+    assert all(u["cooldown"]["default-days"] >= 7 for u in updates)
 
 
 def test_zizmor_finds_nothing():
@@ -92,26 +142,303 @@ def test_workflow_permissions_and_triggers():
         assert "pull_request_target" not in triggers, name
         assert wf.get("permissions") == {}, f"{name}: workflow-level permissions must be empty"
         for job_name, job in wf["jobs"].items():
-            perms = job.get("permissions")
-            assert isinstance(perms, dict), f"{name}: job {job_name} sets no permissions"
-            writes = [k for k, v in perms.items() if v == "write"]
-            if writes:
-                assert writes == ["contents"], f"{name}/{job_name}: writes {writes}"
-                assert "mike deploy" in json.dumps(job), f"{name}/{job_name} writes, deploys not"
-                assert job["concurrency"]["cancel-in-progress"] is False
-    ci = _workflows()["ci.yml"]
+            assert isinstance(job.get("permissions"), dict), f"{name}: {job_name} sets none"
+            for step in job["steps"]:
+                if step.get("uses", "").startswith("actions/checkout@"):
+                    assert step["with"]["persist-credentials"] is False, f"{name}/{job_name}"
+    ci = _ci()
     triggers = ci.get("on", ci.get(True))
     assert "push" in triggers and "pull_request" in triggers
     assert triggers["push"] is None, "the tests run on every push"
-    test_steps = " ".join(s.get("run", "") for s in ci["jobs"]["test"]["steps"])
-    assert "make test" in test_steps and "make site" in test_steps
-    deploy = ci["jobs"]["deploy"]
-    assert deploy["needs"] == "test"
-    assert "refs/heads/main" in deploy["if"] and "refs/tags/v" in deploy["if"]
-    script = " ".join(s.get("run", "") for s in deploy["steps"])
-    assert "mike deploy --push --update-aliases" in script and "latest" in script
-    assert "mike set-default --push latest" in script
+    writers = {
+        job_name: [k for k, v in job["permissions"].items() if v == "write"]
+        for job_name, job in ci["jobs"].items()
+    }
+    writers = {job_name: w for job_name, w in writers.items() if w}
+    assert writers == {"pages-publish": ["contents"]}, "only the publish job writes"
+    assert ci["jobs"]["pages-build"]["permissions"] == {"contents": "read"}
+    assert ci["jobs"]["test"]["permissions"] == {"contents": "read"}
+
+
+def test_workflow_test_job_runs_make_test_once_and_builds_nothing_else():
+    test = _ci()["jobs"]["test"]
+    script = _runs(test)
+    assert "make test" in script
+    for other in ("make site", "make pdf", "mkdocs", "mike"):
+        assert other not in script, f"the test job runs {other!r} after make test"
+
+
+def test_workflow_pages_build_deploys_locally_without_credentials():
+    ci = _ci()
+    build = ci["jobs"]["pages-build"]
+    assert build["needs"] == "test"
+    assert "refs/heads/main" in build["if"] and "refs/tags/v" in build["if"]
+    script = _runs(build)
     assert "make pdf" in script, "the PDF is published with each version"
+    assert "mike deploy --update-aliases" in script and "mike set-default latest" in script
+    assert "mike deploy dev" in script
+    assert "--push" not in script, "pages-build pushes nothing"
+    assert "git bundle create" in script
+    text = json.dumps(build)
+    assert "secrets." not in text and "github.token" not in text, "pages-build holds no token"
+    (upload,) = [s for s in build["steps"] if s.get("uses", "").startswith("actions/upload-")]
+    publish = ci["jobs"]["pages-publish"]
+    (download,) = [s for s in publish["steps"] if s.get("uses", "").startswith("actions/downl")]
+    assert upload["with"]["name"] == download["with"]["name"]
+
+
+def test_workflow_pages_publish_runs_only_git_with_a_token_for_one_step():
+    ci = _ci()
+    publish = ci["jobs"]["pages-publish"]
+    assert publish["needs"] == "pages-build"
+    assert "refs/heads/main" in publish["if"] and "refs/tags/v" in publish["if"]
+    uses = [s["uses"].split("@")[0] for s in publish["steps"] if "uses" in s]
+    assert uses == ["actions/download-artifact"], "no checkout, no setup, no third-party code"
+    script = _runs(publish)
+    commands = {
+        line.split()[0]
+        for line in script.splitlines()
+        if line.strip() and not line.lstrip().startswith(("#", "if ", "fi", "then", "else"))
+    }
+    for forbidden in ("make", "mkdocs", "mike", "python", "npm", "pip", "uv", ".venv/bin/mike"):
+        assert forbidden not in commands and f" {forbidden} " not in script, forbidden
+    assert "mike deploy" not in script and "make " not in script
+    # the token: one step's environment, handed to git per command, never stored
+    with_token = [s for s in publish["steps"] if "secrets.GITHUB_TOKEN" in json.dumps(s)]
+    assert len(with_token) == 1 and "secrets." in json.dumps(with_token[0]["env"])
+    for job_name, job in ci["jobs"].items():
+        if job_name != "pages-publish":
+            assert "secrets." not in json.dumps(job), job_name
+    everything = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
+    assert "set-url" not in everything and "x-access-token:${" not in everything
+    assert not re.search(r"git (-c \S+ )*config\b.*(TOKEN|extraheader)", everything, re.I)
+    assert "GIT_CONFIG_VALUE_0" in script, "the header reaches git through its environment"
+    pushes = [line for line in script.splitlines() if re.search(r"\bpush\b", line)]
+    assert pushes and all(
+        "--force" not in p and " -f " not in p and " +refs" not in p for p in pushes
+    ), pushes
+
+
+def test_workflow_release_deploys_have_concurrency_groups_of_their_own():
+    """A queued release deploy is never cancelled by a later push to main: no job that runs for
+    a tag shares a concurrency group with a job of a push to main (GitHub cancels the pending
+    run of a group when another arrives), and no deploy job cancels a running one."""
+    jobs = _ci()["jobs"]
+    main, tag, tag2 = _push("refs/heads/main"), _push("refs/tags/v1.2.0"), _push("refs/tags/v1.3.0")
+
+    def groups(ctx):
+        return {n: _expression(j["concurrency"]["group"], ctx) for n, j in jobs.items()}
+
+    on_main, on_tag, on_tag2 = groups(main), groups(tag), groups(tag2)
+    assert not set(on_tag.values()) & set(on_main.values()), (on_tag, on_main)
+    assert not set(on_tag.values()) & set(on_tag2.values()), "each release on its own"
+    assert on_main["pages-publish"] == "pages-dev"
+    assert on_tag["pages-publish"] == "pages-release-v1.2.0"
+    for name in ("pages-build", "pages-publish"):
+        assert jobs[name]["concurrency"]["cancel-in-progress"] is False, name
+        assert "queue" not in jobs[name]["concurrency"]  # the default: one pending run
+    comment = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
+    assert "pending" in comment and "cancel" in comment, "the workflow says why"
+
+
+# ---- the workflow's deploy scripts, run against a scratch remote with a stand-in for mike ----
+
+FAKE_MIKE = """\
+#!{python}
+'''Stands in for mike in the workflow's scripts: deploy and set-default are one commit each on
+the local gh-pages branch (started from origin/gh-pages, as mike does); list checks a version.'''
+import json, os, subprocess, sys, tempfile
+
+def git(*args, **kw):
+    return subprocess.run(["git", *args], check=True, capture_output=True, text=True, **kw).stdout
+
+def ref(name):
+    p = subprocess.run(["git", "rev-parse", "-q", "--verify", name], capture_output=True, text=True)
+    return p.stdout.strip()
+
+if not ref("refs/heads/gh-pages") and ref("refs/remotes/origin/gh-pages"):
+    git("update-ref", "refs/heads/gh-pages", ref("refs/remotes/origin/gh-pages"))
+cmd, *args = sys.argv[1:]
+args = [a for a in args if not a.startswith("--")]
+parent = ref("refs/heads/gh-pages")
+index = dict(os.environ, GIT_INDEX_FILE=tempfile.mktemp())
+versions = json.loads(git("show", parent + ":versions.json")) if parent else {{}}
+if cmd == "list":
+    sys.exit(0 if args[0] in versions or args[0] in sum(versions.values(), []) else 1)
+files = {{}}
+if cmd == "deploy":
+    version, *aliases = args
+    for other in versions.values():
+        other[:] = [a for a in other if a not in aliases]
+    versions[version] = aliases
+    for name in (version, *aliases):
+        files[name + "/index.html"] = f"{{version}} built from {{ref('HEAD')}}\\n"
+    files["versions.json"] = json.dumps(versions, sort_keys=True, indent=1) + "\\n"
+elif cmd == "set-default":
+    files["index.html"] = f"redirect to {{args[0]}}\\n"
+if parent:
+    git("read-tree", parent, env=index)
+for path, text in files.items():
+    blob = git("hash-object", "-w", "--stdin", input=text).strip()
+    git("update-index", "--add", "--cacheinfo", f"100644,{{blob}},{{path}}", env=index)
+tree = git("write-tree", env=index).strip()
+if parent and tree == git("rev-parse", parent + "^{{tree}}").strip():
+    sys.exit(0)  # nothing changed: no commit (mike warns likewise)
+commit = git("commit-tree", tree, *(["-p", parent] if parent else []), "-m", f"{{cmd}} {{args}}")
+git("update-ref", "refs/heads/gh-pages", commit.strip())
+"""
+
+
+def _sh(*args: str, cwd: Path | None = None, env: dict | None = None) -> str:
+    proc = subprocess.run(
+        args, cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, f"{' '.join(args)}:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout.strip()
+
+
+class _Pages:
+    """A scratch "GitHub" repository (bare, reached over file://) with a main branch, and the
+    workflow's two deploy steps run against it as GitHub runs them (bash -eo pipefail)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.remote = root / "remote.git"
+        self.url = self.remote.as_uri()
+        self.env = dict(
+            os.environ,
+            GIT_AUTHOR_NAME="T",
+            GIT_AUTHOR_EMAIL="t@x.invalid",
+            GIT_COMMITTER_NAME="T",
+            GIT_COMMITTER_EMAIL="t@x.invalid",
+            GIT_CONFIG_GLOBAL=os.devnull,
+            GIT_CONFIG_NOSYSTEM="1",
+        )
+        _sh("git", "init", "-q", "--bare", "-b", "main", str(self.remote), env=self.env)
+        self.runs = 0
+        self.built_from: dict[Path, str] = {}
+        self.main = self.commit_to_main()
+
+    def commit_to_main(self) -> str:
+        work = self.root / "main-work"
+        if not work.exists():
+            _sh("git", "clone", "-q", self.url, str(work), env=self.env)
+        _sh("git", "commit", "-q", "--allow-empty", "-m", "source", cwd=work, env=self.env)
+        _sh("git", "push", "-q", "origin", "HEAD:refs/heads/main", cwd=work, env=self.env)
+        self.main = _sh("git", "rev-parse", "HEAD", cwd=work)
+        return self.main
+
+    def gh_pages(self) -> str:
+        return _sh("git", f"--git-dir={self.remote}", "rev-parse", "-q", "--verify", "gh-pages")
+
+    def show(self, path: str) -> str:
+        return _sh("git", f"--git-dir={self.remote}", "show", f"gh-pages:{path}")
+
+    def build(self, ref: str) -> Path:
+        """pages-build's deploy step in a fresh clone at main; returns the artifact folder."""
+        self.runs += 1
+        checkout = self.root / f"checkout-{self.runs}"
+        _sh("git", "clone", "-q", self.url, str(checkout), env=self.env)
+        fake = checkout / ".venv" / "bin" / "mike"
+        fake.parent.mkdir(parents=True)
+        fake.write_text(FAKE_MIKE.format(python=sys.executable))
+        fake.chmod(0o755)
+        ctx = _push(ref)
+        version = ctx["ref_name"].removeprefix("v") if ctx["ref_type"] == "tag" else "dev"
+        out = self.root / f"artifact-{self.runs}"
+        step = _step(_ci()["jobs"]["pages-build"], "Commit this version")
+        env = dict(self.env, REF_TYPE=ctx["ref_type"], MIKE_DOCS_VERSION=version, OUT=str(out))
+        self._bash(step["run"], checkout, env)
+        self.built_from[out] = self.main
+        return out
+
+    def publish(self, ref: str, artifact: Path, check: bool = True):
+        """pages-publish's push step, with the scratch remote in place of github.com."""
+        self.runs += 1
+        ctx = _push(ref)
+        step = _step(_ci()["jobs"]["pages-publish"], "Push gh-pages")
+        assert step["env"]["PAGES_URL"].startswith("https://github.com/")
+        env = dict(
+            self.env,
+            TOKEN="not-a-real-token",
+            PAGES_URL=self.url,
+            BUNDLE=str(artifact),
+            REPO_DIR=str(self.root / f"publish-{self.runs}"),
+            REF_TYPE=ctx["ref_type"],
+            SOURCE_SHA=self.built_from[artifact],
+        )
+        return self._bash(step["run"], self.root, env, check=check)
+
+    def _bash(self, script: str, cwd: Path, env: dict, check: bool = True):
+        path = self.root / f"step-{self.runs}.sh"
+        path.write_text(script)
+        proc = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(path)],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if check:
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc
+
+
+@pytest.fixture
+def pages(tmp_path):
+    if shutil.which("git") is None or shutil.which("bash") is None:
+        pytest.fail("git and bash are needed to run the workflow's deploy scripts")
+    return _Pages(tmp_path)
+
+
+def test_workflow_first_deploy_creates_gh_pages(pages):
+    pages.publish("refs/heads/main", pages.build("refs/heads/main"))
+    assert pages.show("dev/index.html").startswith("dev built from " + pages.main)
+    assert pages.show("index.html") == "redirect to dev"
+
+
+def test_workflow_deploy_is_replayed_on_top_of_a_version_published_meanwhile(pages):
+    pages.publish("refs/heads/main", pages.build("refs/heads/main"))
+    first = pages.gh_pages()
+    pages.commit_to_main()
+    dev = pages.build("refs/heads/main")  # built on `first` ...
+    pages.publish("refs/tags/v1.0.0", pages.build("refs/tags/v1.0.0"))  # ... then 1.0.0 lands
+    released = pages.gh_pages()
+    proc = pages.publish("refs/heads/main", dev)
+    assert "replaying this deploy on top" in proc.stdout, proc.stdout + proc.stderr
+    head = pages.gh_pages()
+    assert head != released
+    ancestry = ["git", f"--git-dir={pages.remote}", "merge-base", "--is-ancestor"]
+    _sh(*ancestry, released, head)  # fast-forward: nothing published was lost
+    _sh(*ancestry, first, head)
+    assert pages.show("1.0.0/index.html").startswith("1.0.0 built from")
+    assert pages.show("latest/index.html").startswith("1.0.0 built from")
+    assert pages.show("index.html") == "redirect to latest"
+    assert json.loads(pages.show("versions.json")) == {"1.0.0": ["latest"], "dev": []}
+
+
+def test_workflow_conflicting_deploy_fails_and_never_forces(pages):
+    pages.publish("refs/heads/main", pages.build("refs/heads/main"))
+    older = pages.build("refs/tags/v1.0.0")
+    pages.publish("refs/tags/v1.1.0", pages.build("refs/tags/v1.1.0"))  # both move `latest`
+    head = pages.gh_pages()
+    proc = pages.publish("refs/tags/v1.0.0", older, check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "conflicts with what was published meanwhile" in proc.stdout
+    assert pages.gh_pages() == head, "gh-pages is untouched"
+    assert pages.show("latest/index.html").startswith("1.1.0 built from")
+
+
+def test_workflow_dev_build_that_main_has_moved_past_is_not_published(pages):
+    pages.publish("refs/heads/main", pages.build("refs/heads/main"))
+    before = pages.gh_pages()
+    pages.commit_to_main()
+    stale = pages.build("refs/heads/main")
+    pages.commit_to_main()
+    proc = pages.publish("refs/heads/main", stale)
+    assert "its own run publishes dev" in proc.stdout
+    assert pages.gh_pages() == before
 
 
 # --------------------------------------------------------------------------------------------
