@@ -119,7 +119,7 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.fail("playwright is not installed: pip install -e '.[test]'", pytrace=False)
+        pytest.fail("playwright is not installed: run `make setup`", pytrace=False)
     with sync_playwright() as p:
         try:
             chromium = launch_chromium(p)
