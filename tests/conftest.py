@@ -19,9 +19,11 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -63,15 +65,83 @@ def _served_port(site: Path) -> int | None:
 SITE_FIXTURES = {"site_dir", "site_url", "browser"}
 
 
+class Background:
+    """A command started when the tests are collected and waited for by the fixture that needs
+    its result, so that a build runs on one core while quick tests run on the other."""
+
+    def __init__(self, name: str, cmd: list[str], env: dict, cwd: Path = ROOT):
+        self.name = name
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=self.log, stderr=self.log)
+
+    def wait(self, timeout: float = 1800) -> None:
+        code = self.proc.wait(timeout)
+        if code != 0:
+            self.log.seek(0)
+            out = self.log.read().decode(errors="replace")
+            pytest.fail(f"{self.name} failed (exit {code}):\n{out[-6000:]}", pytrace=False)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+BACKGROUND: dict[str, Background] = {}
+SITE_BUILD: dict[str, object] = {}  # where the session's site is built, and for which address
+
+
 def pytest_collection_modifyitems(config, items):
+    """Mark the tests that need the built site or a browser ``site``, and run them last."""
     for item in items:
         if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.site)
+    items.sort(key=lambda item: item.get_closest_marker("site") is not None)  # stable
+
+
+def pytest_collection_finish(session):
+    """Start the site build, and the second rendering of every figure that the determinism
+    test compares with it, now if a selected test needs them."""
+    needs = set().union(*(getattr(i, "fixturenames", ()) for i in session.items))
+    if session.config.option.collectonly:
+        return
+    if "other_process_svgs" in needs:
+        out = Path(tempfile.mkdtemp(prefix="rope-figures-"))
+        env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(ROOT))
+        BACKGROUND["figures"] = Background(
+            "python -m rope_explained.figures",
+            [sys.executable, "-m", "rope_explained.figures", "--out", str(out)],
+            env,
+        )
+        BACKGROUND["figures"].out = out
+    if not needs & {"site_dir", "site_url"} or os.environ.get("ROPE_SITE_DIR"):
+        return
+    out = Path(tempfile.mkdtemp(prefix="rope-site-"))
+    port = _free_port()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
+    SITE_BUILD.update(dir=out, port=port)
+    BACKGROUND["site"] = Background(
+        "mkdocs build --strict",
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        env,
+    )
+
+
+def pytest_sessionfinish(session, exitstatus):
+    for job in BACKGROUND.values():
+        job.stop()
+    for job in BACKGROUND.values():
+        if hasattr(job, "out"):
+            shutil.rmtree(job.out, ignore_errors=True)
+    if "dir" in SITE_BUILD:
+        shutil.rmtree(SITE_BUILD["dir"], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory) -> Path:
-    """Build the site once per session with ``mkdocs build --strict``.
+def site_dir() -> Path:
+    """The site, built once per session with ``mkdocs build --strict`` (started in the
+    background when the tests were collected).
 
     The build's ``site_url`` (``SITE_URL``) is the local address ``site_url`` serves it at, as
     ``mkdocs serve`` does: Material's instant navigation only follows links that its sitemap
@@ -82,23 +152,18 @@ def site_dir(tmp_path_factory) -> Path:
         if not (prebuilt / "index.html").is_file():
             pytest.fail(f"ROPE_SITE_DIR={prebuilt} holds no built site", pytrace=False)
         return prebuilt
-    out = tmp_path_factory.mktemp("site")
-    port = _free_port()
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    if proc.returncode != 0:
-        pytest.fail(
-            f"mkdocs build --strict failed (exit {proc.returncode}):\n{proc.stderr[-6000:]}",
-            pytrace=False,
-        )
-    return out
+    if "site" not in BACKGROUND:
+        pytest.fail("the site build was not started at collection", pytrace=False)
+    BACKGROUND["site"].wait()
+    return SITE_BUILD["dir"]
+
+
+@pytest.fixture(scope="session")
+def other_process_svgs() -> Path:
+    """Every registered figure rendered by a separate Python process with another hash seed
+    (started in the background when the tests were collected)."""
+    BACKGROUND["figures"].wait()
+    return BACKGROUND["figures"].out
 
 
 @pytest.fixture(scope="session")

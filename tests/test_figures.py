@@ -4,11 +4,8 @@ renders only what changed, and its key covers exactly the code a figure depends 
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -42,22 +39,6 @@ def page_references() -> dict[str, list[str]]:
             for m in hooklib.RE_NOTEBOOK_FIGURE.finditer(path.read_text(encoding="utf-8")):
                 refs.setdefault(m.group("id"), []).append(src)
     return refs
-
-
-@pytest.fixture(scope="module")
-def other_process_svgs(tmp_path_factory, site_dir) -> Path:
-    """Every figure rendered once more, by a separate Python process with another hash seed."""
-    out = tmp_path_factory.mktemp("figures-other-process")
-    env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(ROOT))
-    subprocess.run(
-        [sys.executable, "-m", "rope_explained.figures", "--out", str(out)],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=1800,
-    )
-    return out
 
 
 @pytest.mark.parametrize("fig_id", IDS)
