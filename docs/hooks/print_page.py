@@ -305,7 +305,7 @@ def _combined(plugin, print_page_url: str):
                 key = keys[item.url]
                 links.append(AnchorLink(title, key, level))
                 if item.url in done or not item.content:
-                    continue  # a page listed twice is printed once, as the plugin does
+                    continue  # a page listed twice is printed once: its ids would repeat
                 done.add(item.url)
                 content = item.content
                 if "<h1" not in content:
