@@ -10,14 +10,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
+import os
 import re
 import subprocess
+import sys
+from collections import Counter
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 
 from tools import print_pdf
+from tools.browser import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW_TEX = ("\\frac", "\\theta", "\\tag", "\\mathrm", "\\left", "$$", "\\(", "\\[")
@@ -168,3 +175,423 @@ def test_pdf_of_the_whole_site(site_pdf, site_dir, content_pages, summary):
         f"PDF: {len(texts)} pages, {len(first_pages)} chapters, {n_math} typeset formulas, "
         f"{path.stat().st_size / 1e6:.1f} MB"
     )
+
+
+# ------------------------------------------------------------------------------------------------
+# The print page's in-page links (docs/hooks/print_page.py)
+# ------------------------------------------------------------------------------------------------
+
+
+class _Links(HTMLParser):
+    """The ids and links of an HTML text, each with the page sections of the print page
+    (``section.print-page``, innermost last) that hold it and its offset in the text."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
+        self.ids: list[tuple[str, str, tuple[str, ...], int]] = []  # id, tag, sections, offset
+        self.links: list[dict] = []  # href, cls, text, sections
+        self.page_sections: list[str] = []  # ids of the print page's page sections, in order
+        self._sections: list[str] = []
+        self._link: dict | None = None
+        self._lines = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.feed(text)
+        self.close()
+
+    def _offset(self) -> int:
+        line, col = self.getpos()
+        return self._lines[line - 1] + col
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            cls = (a.get("class") or "").split()
+            page = "print-page" in cls and "md-section" not in cls and a.get("id")
+            self._sections.append(a["id"] if page else "")
+            if page:
+                self.page_sections.append(a["id"])
+        if a.get("id"):
+            self.ids.append((a["id"], tag, tuple(s for s in self._sections if s), self._offset()))
+        if tag == "a" and a.get("href") is not None:
+            self._link = {
+                "href": a["href"],
+                "cls": a.get("class") or "",
+                "text": "",
+                "sections": tuple(s for s in self._sections if s),
+            }
+            self.links.append(self._link)
+
+    def handle_data(self, data):
+        if self._link is not None:
+            self._link["text"] += data
+
+    def handle_endtag(self, tag):
+        if tag == "a":
+            self._link = None
+        elif tag == "section" and self._sections:
+            self._sections.pop()
+
+    def element(self, ident: str) -> tuple[str, tuple[str, ...], str] | None:
+        """``(tag, sections, html from its start tag on)`` of the element with id ``ident``."""
+        for i, tag, sections, offset in self.ids:
+            if i == ident:
+                return tag, sections, self.text[offset : offset + 4000]
+        return None
+
+
+def _page_content(page_html: str) -> str:
+    """What a built page shows of its own content: its article without the edit buttons'
+    links (dropped below) and the citation block."""
+    article = page_html.split('<article class="md-content__inner md-typeset">', 1)[1]
+    article = article.split("</article>", 1)[0]
+    return article.split('<section class="rope-cite"', 1)[0]
+
+
+def _target(links: _Links, href: str) -> tuple[str, tuple[str, ...], str]:
+    """The element an in-page link ``#x`` of the print page lands on."""
+    found = links.element(unquote(href[1:])) if href.startswith("#") else None
+    assert found is not None, f"the link {href!r} lands on no element of the print page"
+    return found
+
+
+def _site_path(href: str, page_url: str) -> tuple[str, str]:
+    """A link of the page at ``page_url`` resolved to ``(site path, fragment)``."""
+    resolved = urlsplit(urljoin("/" + page_url, href))
+    path = resolved.path.lstrip("/")
+    return (path[: -len("index.html")] if path.endswith("index.html") else path), unquote(
+        resolved.fragment
+    )
+
+
+def test_print_page_links_land_where_the_pages_own_links_land(site_dir, site_pages, summary):
+    """Every link of every page is on the print page, in order, and lands where the page's
+    link lands: the same section, equation, figure or API object, as an in-page anchor."""
+    printed = _Links(_print_html(site_dir))
+    ids = Counter(i for i, *_ in printed.ids)
+    in_page = [link["href"] for link in printed.links if link["href"].startswith("#")]
+    duplicates = sorted(i for i, n in ids.items() if n > 1)
+    broken = [h for h in in_page if h != "#" and unquote(h[1:]) not in ids]
+    assert not duplicates, f"ids repeated on the print page: {duplicates[:10]}"
+    assert not broken, f"{len(broken)} of {len(in_page)} in-page links broken: {broken[:10]}"
+
+    keys = {path.strip("/").replace("/", "-") or "index": path for path in site_pages}
+    pages = {keys[k]: k for k in printed.page_sections}
+    assert sorted(pages) == sorted(p for p in site_pages if p != "print_page/"), "pages missing"
+
+    def section_of(sections):
+        return sections[-1] if sections else None
+
+    originals: dict[str, _Links] = {}
+
+    def original(path: str) -> _Links:
+        if path not in originals:
+            html = (site_dir / path / "index.html").read_text(encoding="utf-8")
+            originals[path] = _Links(_page_content(html))
+        return originals[path]
+
+    def print_id(path: str, fragment: str) -> str | None:
+        """The id on the print page of the element the page ``path`` has as ``#fragment``."""
+        key = pages[path]
+        if not fragment:
+            return key
+        own = [(i, tag) for i, tag, _, _ in original(path).ids]
+        here = [
+            (i, tag)
+            for i, tag, sections, _ in printed.ids
+            if section_of(sections) == key and i != key
+        ]
+        assert [t for _, t in own] == [t for _, t in here], f"{path}: ids differ in kind"
+        return dict(zip([i for i, _ in own], [i for i, _ in here], strict=True)).get(fragment)
+
+    misdirected, checked = [], 0
+    for path, key in sorted(pages.items()):
+        mine = [
+            link for link in original(path).links if "md-content__button" not in link["cls"].split()
+        ]
+        theirs = [link for link in printed.links if section_of(link["sections"]) == key]
+        assert [(a["cls"], a["text"]) for a in mine] == [(a["cls"], a["text"]) for a in theirs], (
+            f"{path}: the print page's links are not the page's links"
+        )
+        for a, b in zip(mine, theirs, strict=True):
+            href = a["href"]
+            if urlsplit(href).scheme or href.startswith("//"):
+                if b["href"] != href:
+                    misdirected.append((path, href, b["href"]))
+                continue
+            target, fragment = _site_path(href, path)
+            if target in pages:
+                checked += 1
+                expected = print_id(target, fragment)
+                assert expected is not None, f"{path}: {href} is broken on the page itself"
+                if b["href"] != "#" + expected:
+                    misdirected.append((path, href, b["href"], "#" + expected))
+            elif _site_path(b["href"], "print_page/") != (target, fragment):
+                misdirected.append((path, href, b["href"], "a file of the site"))
+    assert not misdirected, f"{len(misdirected)} links land elsewhere: {misdirected[:10]}"
+    summary.append(
+        f"print page: {len(in_page)} in-page links, 0 broken, 0 misdirected "
+        f"({checked} links of the pages checked against their own targets)"
+    )
+
+
+def _number(text: str, pattern: str) -> str | None:
+    m = re.search(pattern, text, re.S)
+    return m.group(1) if m else None
+
+
+def test_print_page_cross_references_name_their_targets(site_dir):
+    """Equation, figure and API references land on the equation, figure or object they name:
+    "(3.2)" on the equation tagged 3.2 of its own chapter, "Figure 4.1" on that figure, a type
+    in a signature on that class's heading (not on a heading whose id merely contains it)."""
+    printed = _Links(_print_html(site_dir))
+    kinds = Counter()
+    for link in printed.links:
+        cls = link["cls"].split()
+        text = html.unescape(link["text"]).replace("\xa0", " ").strip()
+        if "eq-ref" in cls:
+            tag, sections, body = _target(printed, link["href"])
+            assert tag == "div" and body.startswith('<div class="arithmatex"'), link
+            number = _number(body.split("</div>", 1)[0], r"\\tag\{([0-9.]+)\}")
+            assert f"({number})" == text, f"{text} lands on equation ({number})"
+            kinds["equation"] += 1
+        elif "fig-ref" in cls:
+            tag, sections, body = _target(printed, link["href"])
+            assert tag == "figure", link
+            number = _number(body, r'rope-figure__number">Figure ([0-9.]+)\.<')
+            assert f"Figure {number}" == text, f"{text} lands on Figure {number}"
+            kinds["figure"] += 1
+        elif "autorefs-internal" in cls:
+            tag, sections, body = _target(printed, link["href"])
+            assert re.fullmatch(r"h[1-6]", tag) and "doc-heading" in body.split(">", 1)[0]
+            name = _number(body, r'doc-object-name[^"]*">([^<]+)<')
+            assert name == text, f"the API link {text!r} lands on the heading of {name!r}"
+            assert sections[-1].startswith("reference-"), link
+            kinds["api"] += 1
+    assert kinds["equation"] and kinds["figure"] and kinds["api"], kinds
+    # Known references, spelled out.
+    samples = [
+        # forward-pass/: {{ eq("equations/previous-token-head.md#keys") }}
+        ("forward-pass", "eq-ref", "equations-previous-token-head", "eq-keys"),
+        # notes/semantic-heads/: {{ eq("notes/position-only-heads.md#relative-score") }}
+        ("notes-semantic-heads", "eq-ref", "notes-position-only-heads", "eq-relative-score"),
+        # the signature of rope_explained.figures.get: -> FigureSpec (the plugin sent it to
+        # FigureSpec.page, the first id that contains the name)
+        (
+            "reference-figures",
+            "autorefs-internal",
+            "reference-figures",
+            "rope_explained.figures.FigureSpec",
+        ),
+        ("reference-model", "autorefs-internal", "reference-model", "rope_explained.model.Config"),
+    ]
+    for section, cls, target_section, original_id in samples:
+        hrefs = {
+            link["href"]
+            for link in printed.links
+            if link["sections"][-1:] == (section,) and cls in link["cls"].split()
+        }
+        wanted = f"#{target_section}-{original_id}"
+        assert wanted in hrefs, f"no {cls} link from {section} to {wanted}: {sorted(hrefs)[:8]}"
+        tag, sections, _ = _target(printed, wanted)
+        assert sections[-1] == target_section, (wanted, sections)
+
+
+# ------------------------------------------------------------------------------------------------
+# The print page served anywhere: at the root, by `mkdocs serve`, in a version folder of mike
+# ------------------------------------------------------------------------------------------------
+
+
+def _open_print_page(browser, url: str) -> dict:
+    """Open the print page at ``url`` and record its requests, failures and errors."""
+    context = browser.new_context()
+    seen: dict = {"requests": [], "failed": [], "errors": []}
+    context.on("request", lambda r: seen["requests"].append(r.url))
+    context.on("requestfailed", lambda r: seen["failed"].append(f"{r.url} ({r.failure})"))
+    context.on(
+        "response", lambda r: r.status >= 400 and seen["failed"].append(f"{r.url} ({r.status})")
+    )
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and seen["errors"].append(m.text))
+    page.on("pageerror", lambda e: seen["errors"].append(f"page error: {e}"))
+    try:
+        page.goto(url, wait_until="load")
+        seen["math"] = page.evaluate(print_pdf.MATHJAX_DONE)
+        page.wait_for_load_state("networkidle")
+        seen["tocs"] = page.evaluate(
+            "document.querySelectorAll('#print-page-toc .print-page-toc-nav > ul').length"
+        )
+        seen["toc_links"] = page.evaluate(
+            "[...document.querySelectorAll('#print-page-toc a')].map(a => a.hash)"
+        )
+        seen["base"] = page.evaluate("new URL(__md_scope).pathname")
+    finally:
+        context.close()
+    return seen
+
+
+@pytest.fixture(scope="module")
+def version_folder(site_dir, tmp_path_factory) -> Path:
+    """A folder that holds the built site as ``rope-explained/0.1.0/`` (a mike deploy's layout)."""
+    root = tmp_path_factory.mktemp("served")
+    (root / "rope-explained").mkdir()
+    (root / "rope-explained" / "0.1.0").symlink_to(site_dir.resolve(), target_is_directory=True)
+    return root
+
+
+@pytest.mark.parametrize("where", ["root", "version folder"])
+def test_print_page_served_anywhere_asks_only_for_what_is_there(
+    where, site_url, version_folder, browser
+):
+    """No request to a wrong address, no console error, nothing from another host, whether
+    the print page is served at the site's root or from ``/rope-explained/0.1.0/``."""
+    with contextlib.ExitStack() as stack:
+        if where == "root":
+            base = site_url
+        else:
+            base = stack.enter_context(serve(version_folder)) + "rope-explained/0.1.0/"
+        seen = _open_print_page(browser, base + "print_page/")
+    prefix = urlsplit(base).path
+    assert seen["failed"] == [], f"{where}: failed requests {seen['failed']}"
+    assert seen["errors"] == [], f"{where}: console errors {seen['errors']}"
+    foreign = [u for u in seen["requests"] if urlsplit(u).hostname != "127.0.0.1"]
+    assert foreign == [], f"{where}: requests to other hosts {foreign}"
+    outside = [u for u in seen["requests"] if not urlsplit(u).path.startswith(prefix)]
+    assert outside == [], f"{where}: requests outside the site's folder {outside}"
+    assert seen["base"] == prefix, "the page's base is the site's folder"
+    asked = {urlsplit(u).path[len(prefix) :] for u in seen["requests"]}
+    assert {"sitemap.xml", "search/search_index.json"} <= asked, sorted(asked)[:20]
+    assert seen["math"] > 0
+    # The start-up script of the print page runs once: one table of contents.
+    assert seen["tocs"] == 1 and len(seen["toc_links"]) == len(set(seen["toc_links"])) > 0
+
+
+# ------------------------------------------------------------------------------------------------
+# The hook's rewriting on its own (no build)
+# ------------------------------------------------------------------------------------------------
+
+KEYS = {
+    "": "index",
+    "equations/rope/": "equations-rope",
+    "equations/previous-token-head/": "equations-previous-token-head",
+    "reference/rope/": "reference-rope",
+}
+#: A page's content as a plugin may hand it over: wrapped in a whole document.
+ROPE_PAGE = "\n".join(
+    [
+        '<html><head></head><body><h1 id="rope">RoPE<a class="headerlink" href="#rope">¶</a></h1>',
+        '<div class="arithmatex" id="eq-relative-score">\\[q^\\top k \\tag{2.4}\\]</div>',
+        '<p>See <a class="eq-ref" href="#eq-relative-score">(2.4)</a>,',
+        '<a class="eq-ref" href="../previous-token-head/#eq-keys">(3.2)</a>,',
+        '<a class="autorefs" href="../../reference/rope/#rope_explained.rope.apply_rope">x</a>,',
+        "<a href=\"../..\">home</a>, <a href='../../#why'>why</a>,",
+        '<a href="https://arxiv.org/abs/2104.09864#x">RoFormer</a>.</p>',
+        '<figure id="fig-rope-frequencies"><a href="../../figures/f.svg">',
+        '<img src="../../figures/f.svg" alt="a"></a></figure>',
+        '<input id="__tabbed_1_1" name="__tabbed_1"><label for="__tabbed_1_1">A</label>',
+        '<script>var tag = \'<a href="#not-a-link" id="x">\';</script>',
+        '<pre><code>&lt;a href="#code"&gt;</code></pre></body></html>',
+    ]
+)
+ROPE_SECTION = "\n".join(
+    [
+        '<h1 id="equations-rope-rope">RoPE<a class="headerlink" href="#equations-rope-rope">¶</a>'
+        "</h1>",
+        '<div class="arithmatex" id="equations-rope-eq-relative-score">'
+        "\\[q^\\top k \\tag{2.4}\\]</div>",
+        '<p>See <a class="eq-ref" href="#equations-rope-eq-relative-score">(2.4)</a>,',
+        '<a class="eq-ref" href="#equations-previous-token-head-eq-keys">(3.2)</a>,',
+        '<a class="autorefs" href="#reference-rope-rope_explained.rope.apply_rope">x</a>,',
+        '<a href="#index">home</a>, <a href="#index-why">why</a>,',
+        '<a href="https://arxiv.org/abs/2104.09864#x">RoFormer</a>.</p>',
+        '<figure id="equations-rope-fig-rope-frequencies"><a href="../figures/f.svg">',
+        '<img src="../figures/f.svg" alt="a"></a></figure>',
+        '<input id="equations-rope-__tabbed_1_1" name="equations-rope-__tabbed_1">'
+        '<label for="equations-rope-__tabbed_1_1">A</label>',
+        '<script>var tag = \'<a href="#not-a-link" id="x">\';</script>',
+        '<pre><code>&lt;a href="#code"&gt;</code></pre>',
+    ]
+)
+#: The API page: a heading whose id merely contains the target's comes first.
+REFERENCE_PAGE = """<h1 id="rope_explainedrope">rope</h1>
+<h2 id="rope_explained.rope.apply_rope_matrix" class="doc doc-heading">apply_rope_matrix</h2>
+<h2 id="rope_explained.rope.apply_rope" class="doc doc-heading">apply_rope</h2>"""
+
+
+def test_print_section_rewrites_ids_links_and_addresses():
+    import print_page  # docs/hooks/ (tests/conftest.py puts it on sys.path)
+
+    out = print_page.print_section_html(ROPE_PAGE, "equations/rope/", KEYS, "print_page/")
+    assert out == ROPE_SECTION
+    # The API link lands on apply_rope's heading, not on the first id that contains its name.
+    reference = print_page.print_section_html(
+        REFERENCE_PAGE, "reference/rope/", KEYS, "print_page/"
+    )
+    printed = _Links(f'<section class="print-page" id="reference-rope">{reference}</section>')
+    tag, sections, body = _target(printed, "#reference-rope-rope_explained.rope.apply_rope")
+    assert tag == "h2" and ">apply_rope</h2>" in body.split("\n", 1)[0]
+    assert print_page.link_problems(out + reference) == [
+        'link "#equations-previous-token-head-eq-keys" names no id',  # not in this sample
+        'link "#index" names no id',
+        'link "#index-why" names no id',
+    ]
+
+
+def test_print_section_reports_its_input_errors():
+    import print_page
+
+    with pytest.raises(KeyError):
+        print_page.print_section_html("<p></p>", "not/a/page/", KEYS, "print_page/")
+    with pytest.raises(ValueError, match="not found in the tag"):
+        print_page.set_attrs("<a>", {"href": "#x"})
+
+
+HASH_SEED_PROBE = """
+import sys, types
+sys.path.insert(0, "docs/hooks")
+import print_page
+from tests.test_print import KEYS, ROPE_PAGE, REFERENCE_PAGE
+
+page = lambda url, title, content: types.SimpleNamespace(
+    is_page=True, is_section=False, url=url, title=title, content=content,
+    file=types.SimpleNamespace(src_path=url + "index.md"))
+section = lambda title, children: types.SimpleNamespace(
+    is_page=False, is_section=True, title=title, children=children)
+items = [page("", "Home", "<h1 id='home'>Home</h1><h2 id='why'>Why</h2>"),
+         section("Equations", [
+             page("equations/rope/", "RoPE", ROPE_PAGE),
+             page("equations/previous-token-head/", "Layer 0", "<p id='eq-keys'>k</p>")]),
+         section("API", [page("reference/rope/", "rope", REFERENCE_PAGE)])]
+renderer = types.SimpleNamespace(
+    _get_items=lambda: items, _cover_page=lambda: "<section id='print-site-cover-page'></section>",
+    _toc=lambda: "<section class='print-page'><div id='print-page-toc'></div></section>",
+    _set_inner_heading_styles=lambda key, number, level: f"/* {key} {number} {level} */")
+plugin = types.SimpleNamespace(renderer=renderer, config={
+    "add_cover_page": True, "add_table_of_contents": True, "enumerate_headings": True})
+html, toc = print_page._combined(plugin, "print_page/")
+print(html)
+print(repr([(a.title, a.id, [(c.title, c.id) for c in a.children]) for a in toc]))
+print(print_page.link_problems(html + "".join(f'<a href="#{i}"></a>' for i in "abcdefgh")))
+"""
+
+
+def test_print_page_does_not_depend_on_hash_order():
+    """The print page's body is the same whatever Python's string hashes are (sets and dicts
+    of strings iterate in another order under another ``PYTHONHASHSEED``)."""
+    outputs = []
+    for seed in ("0", "1", "4242"):
+        proc = subprocess.run(
+            [sys.executable, "-c", HASH_SEED_PROBE],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+    body, toc, problems = outputs[0].rstrip("\n").rsplit("\n", 2)
+    assert problems == str([f'link "#{i}" names no id' for i in "abcdefgh"]), problems
+    assert body.count('<section class="print-page" id=') == 4
+    assert "<h1>Layer 0</h1>" in body  # a page without a title of its own gets one
+    assert "('2 Equations', 'section-2', [('2.1 RoPE', 'equations-rope')" in toc
