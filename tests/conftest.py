@@ -8,6 +8,8 @@
   every page except the API reference and the 404 page.
 * ``site_pages``: the site paths of every HTML page of the built site except ``404.html``.
 * ``summary``: lines that tests want printed in pytest's terminal summary (page counts).
+* ``induction_hits``: which prompts of the induction benchmark each layer-1 head solves,
+  computed once per session.
 
 Every test that uses ``site_dir``, ``site_url`` or ``browser`` is marked ``site``:
 ``pytest -m "not site"`` runs the quick tests of the package, the hooks and the pages' sources
@@ -217,6 +219,21 @@ def site_pages(site_dir) -> list[str]:
         rel = path.parent.relative_to(site_dir).as_posix()
         pages.append("" if rel == "." else rel + "/")
     return pages
+
+
+@pytest.fixture(scope="session")
+def induction_hits() -> dict:
+    """Per-prompt hits of both layer-1 heads on the benchmark ``induction_prompts(1000)``.
+
+    ``{"induction": hits, "rank1": hits, "letter": A}``: boolean arrays of shape ``(1000,)``
+    (the top prediction is the right ``B``) and each prompt's repeated letter. The benchmark
+    takes 20-40 s a head, so it runs once per session, through the function the pages' values
+    use (``benchmark_hits``, cached per process): the values computed in the same session
+    reuse it. tests/test_model.py checks it against ``induction_accuracy``.
+    """
+    from rope_explained.figures.equations.induction_head import benchmark_hits
+
+    return benchmark_hits(1000)
 
 
 @pytest.fixture(scope="session")

@@ -1,9 +1,10 @@
 """The page conventions of the site's hooks (docs/hooks/numbering.py and hooklib.py): numbering,
-anchors, references, figures, and the build failing on a broken page."""
+anchors, references, figures, values, and the build failing on a broken page."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import hooklib  # docs/hooks/, put on sys.path by conftest.py
 import pytest
+
+from rope_explained import figures
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOK = ROOT / "docs" / "hooks" / "numbering.py"
@@ -63,6 +66,28 @@ def test_problems_name_the_page_and_the_problem(text, message):
     _, problems = scan(text)
     assert problems, f"no problem found in {text!r}"
     assert any(p.startswith("p.md") and message in p for p in problems), problems
+
+
+def test_values_are_collected_outside_code_blocks_only():
+    index, problems = scan(
+        """
+        Stated {{ value("one") }} and, in math, \\(x = {{ value('two') }}\\).
+
+        $$
+        % eq: first
+        y = {{ value("three") }}
+        $$
+
+        ```
+        {{ value("not-in-code") }}
+        ```
+        """
+    )
+    assert problems == []
+    assert list(index.values) == ["one", "two", "three"]
+    assert index.values["one"] == "p.md:2" and index.values["three"] == "p.md:6"
+    # a page that only states values needs no chapter number
+    assert scan('Stated {{ value("one") }}.\n', number=None)[1] == []
 
 
 def test_numbered_content_needs_a_number():
@@ -162,6 +187,11 @@ def test_build_numbers_anchors_and_links(tmp_path):
         ("$$\n% eq: a\nx\n$$\n", "bad.md: has numbered equations or figures but no 'number:'"),
         ('---\nnumber: 1\n---\n{{ eq("nope") }}\n', "unknown equation label 'nope'"),
         ('---\nnumber: 1\n---\n{{ figure("nope") }}\n', "unknown figure id 'nope'; known: "),
+        ('Say {{ value("nope") }}.\n', "bad.md:1: unknown value id 'nope'; known: "),
+        (
+            'Say {{ value("embedding-sigma-1") }}.\n',
+            "value 'embedding-sigma-1' belongs to page 'equations/token-embedding', not to 'bad'",
+        ),
         (
             '---\nnumber: 1\n---\n{{ figure("embedding-circle") }}\n',
             "figure 'embedding-circle' belongs to page 'equations/token-embedding'",
@@ -172,3 +202,57 @@ def test_build_fails_on_a_broken_page(tmp_path, page, message):
     proc = _mini_site(tmp_path, {"bad.md": page})
     assert proc.returncode != 0
     assert message in proc.stderr, proc.stderr[-3000:]
+    if "unknown value id" in message:  # the message lists the registered ids
+        known = proc.stderr.split(message, 1)[1].split("\n", 1)[0]
+        assert known.split(", ") == sorted(figures.load_values())
+
+
+def test_build_states_values_in_text_math_and_captions(tmp_path):
+    """A value macro becomes the value function's text, in prose, in inline and display math
+    and in a figure's caption; a second build takes every value from the cache."""
+    sigma = figures.get_value("embedding-sigma-1").compute()
+    wavelength = figures.get_value("rope-slowest-wavelength-text").compute()
+    caption = figures.get("rope-frequencies").caption
+    in_caption = {m.group("arg") for m in hooklib.RE_MACRO.finditer(caption)}
+    assert "rope-slowest-wavelength-text" in in_caption
+    pages = {
+        "equations/token-embedding.md": """\
+            ---
+            number: 1
+            ---
+            # Page
+
+            The largest singular value is {{ value("embedding-sigma-1") }}, or
+            \\(\\sigma_1 = {{ value("embedding-sigma-1") }}\\):
+
+            $$
+            % eq: sigma
+            \\sigma_1 = {{ value("embedding-sigma-1") }}
+            $$
+            """,
+        "equations/rope.md": """\
+            ---
+            number: 2
+            ---
+            # Rope
+
+            {{ figure("rope-frequencies") }}
+            """,
+    }
+    proc = _mini_site(tmp_path, pages)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    site = tmp_path / "site"
+    html = (site / "equations/token-embedding/index.html").read_text()
+    assert f"largest singular value is {sigma}, or" in html
+    assert f"\\(\\sigma_1 = {sigma}\\)" in html
+    assert f"\\sigma_1 = {sigma}\n\\tag{{1.1}}" in html
+    rope = (site / "equations/rope/index.html").read_text()
+    shown = rope.split("<figcaption>", 1)[1].split("</figcaption>", 1)[0]
+    assert f"once every {wavelength}." in shown
+    for text in (html, rope):  # none left, but in the figure's code, which shows its source
+        prose = re.sub(r"<details.*?</details>", "", text, flags=re.S)
+        assert "{{ value" not in prose and 'value("' not in prose
+    again = _mini_site(tmp_path, pages)
+    assert again.returncode == 0, again.stderr[-3000:]
+    cached = f"values: 0 computed, {1 + len(in_caption)} from cache"
+    assert cached in again.stderr, again.stderr[-3000:]

@@ -179,7 +179,6 @@ def test_stable_pair_count_shrinks_with_the_window():
     for base in (1e4, 5e5):
         counts = stable_pair_count(lengths, d=128, base=base)
         assert np.all(np.diff(counts) <= 0)
-        assert counts[0] <= 64
     assert stable_pair_count(np.array([0.0]), d=64)[0] == 32  # distance 0: every pair is fine
 
 

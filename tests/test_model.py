@@ -139,13 +139,22 @@ def test_prompts_have_the_promised_shape(prompts):
         assert p.text.count(a) == 2 and p.text[p.first] == a and p.text[p.first + 1] == p.answer
 
 
-def test_induction_head_predicts_B(prompts):
-    acc = induction_accuracy(prompts)
+def test_benchmark_hits_agree_with_induction_accuracy(prompts, induction_hits):
+    for head in ("induction", "rank1"):
+        hits = induction_hits[head]
+        assert hits.shape == (len(prompts),)
+        for lo, hi in ((0, 40), (500, 530)):  # the package's benchmark on samples of prompts
+            assert induction_accuracy(prompts[lo:hi], head=head) == hits[lo:hi].mean(), head
+    assert "".join(induction_hits["letter"]) == "".join(p.text[-1] for p in prompts)
+
+
+def test_induction_head_predicts_B(induction_hits):
+    acc = induction_hits["induction"].mean()
     assert acc >= 0.99, acc
 
 
-def test_rank1_head_is_near_chance_on_the_same_prompts(prompts):
-    acc = induction_accuracy(prompts, head="rank1")
+def test_rank1_head_is_near_chance_on_the_same_prompts(induction_hits):
+    acc = induction_hits["rank1"].mean()
     assert acc < 0.25, acc  # near chance (1/26 = 0.04); the working head reaches >= 0.99
 
 

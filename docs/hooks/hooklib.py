@@ -24,6 +24,11 @@ Page conventions (a page opts in with ``number:`` in its front matter; a noteboo
   with the code of the figure function. ``{{ fig("rope-frequencies") }}`` links to it as
   "Figure N.k" from any page. A notebook shows a figure by calling its function in a cell
   tagged ``fig:<id>``.
+* ``{{ value("fp-top-probability") }}`` is replaced by the string that the value function
+  registered under that id returns (computed at build time, cached like the figures): a number
+  the page states is never typed by hand. It may stand anywhere outside code blocks, inside
+  inline or display math too, and in the caption or alt text of a figure. A value belongs to
+  the page of its module and is used on that page only.
 """
 
 from __future__ import annotations
@@ -43,8 +48,10 @@ FIGURES_DEST = "figures"
 LABEL = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 RE_LABEL_LINE = re.compile(r"^%\s*eq:\s*(?P<label>\S+)\s*$")
 RE_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})")
+#: The macros a page may use, ``{{ name("arg") }}``.
+MACROS = ("eq", "fig", "figure", "value")
 RE_MACRO = re.compile(
-    r"\{\{\s*(?P<name>eq|figure|fig)\(\s*(?P<q>[\"'])(?P<arg>.*?)(?P=q)\s*\)\s*\}\}"
+    r"\{\{\s*(?P<name>eq|figure|fig|value)\(\s*(?P<q>[\"'])(?P<arg>.*?)(?P=q)\s*\)\s*\}\}"
 )
 RE_ANY_MACRO = re.compile(r"\{\{\s*(?P<name>[A-Za-z_]\w*)\s*\(")
 PLACEHOLDER = "ROPE-FIGURE-PLACEHOLDER-"
@@ -101,12 +108,14 @@ def load_figures():
 
 @dataclass
 class PageIndex:
-    """What one page numbers: its chapter number, equation labels and figure ids, in order."""
+    """What one page numbers (its chapter number, equation labels and figure ids, in order) and
+    the values it states."""
 
     src: str
     number: int | None
     equations: dict[str, int] = field(default_factory=dict)  # label -> k
     figures: dict[str, int] = field(default_factory=dict)  # figure id -> k
+    values: dict[str, str] = field(default_factory=dict)  # value id -> where first used
 
     def eq_number(self, label: str) -> str:
         return f"{self.number}.{self.equations[label]}"
@@ -179,6 +188,10 @@ def scan_page(src: str, text: str, meta: dict, line_offset: int = 0) -> tuple[Pa
                 problems.append(f"{where}: duplicate equation label {m.group('label')!r}")
             else:
                 index.equations[m.group("label")] = len(index.equations) + 1
+            for j in range(i + 1, end):  # a display equation may state values
+                for v in RE_MACRO.finditer(lines[j]):
+                    if v.group("name") == "value":
+                        index.values.setdefault(v.group("arg"), f"{src}:{j + 1 + line_offset}")
             i = end + 1
             continue
         if stripped.startswith("\\[") or stripped.startswith("\\begin{"):
@@ -188,13 +201,15 @@ def scan_page(src: str, text: str, meta: dict, line_offset: int = 0) -> tuple[Pa
                 f"{stripped[:20]!r}"
             )
         for m in RE_ANY_MACRO.finditer(lines[i]):
-            if m.group("name") not in ("eq", "figure", "fig"):
+            if m.group("name") not in MACROS:
                 problems.append(
                     f"{src}:{i + 1 + line_offset}: unknown macro {m.group('name')!r}; "
-                    f"known: eq, fig, figure"
+                    f"known: {', '.join(MACROS)}"
                 )
         for m in RE_MACRO.finditer(lines[i]):
-            if m.group("name") == "figure":
+            if m.group("name") == "value":
+                index.values.setdefault(m.group("arg"), f"{src}:{i + 1 + line_offset}")
+            elif m.group("name") == "figure":
                 fig_id = m.group("arg")
                 if fig_id in index.figures:
                     problems.append(
@@ -251,6 +266,9 @@ class Build:
     svgs: dict[str, bytes] = field(default_factory=dict)  # figure id -> SVG bytes
     rendered: int = 0
     cached: int = 0
+    values: dict[str, str] = field(default_factory=dict)  # value id -> its text
+    values_computed: int = 0
+    values_cached: int = 0
     md_config: tuple = ((), {})
 
     def reset(self) -> None:
@@ -260,8 +278,15 @@ class Build:
 BUILD = Build()
 
 
-def add_page(index: PageIndex, registry: dict) -> list[str]:
-    """Record a page's index and the figures it shows; return the problems found."""
+def add_page(index: PageIndex, registry: dict, values: dict | None = None) -> list[str]:
+    """Record a page's index, the figures it shows and the values it states (in its text and
+    in its figures' captions and alt texts); return the problems found.
+
+    ``registry`` and ``values`` are the package's figure and value registries (``values``
+    defaults to the package's).
+    """
+    if values is None:
+        values = load_figures().VALUES
     problems = []
     BUILD.pages[index.src] = index
     for fig_id in index.figures:
@@ -280,6 +305,24 @@ def add_page(index: PageIndex, registry: dict) -> list[str]:
             )
         else:
             BUILD.figure_page[fig_id] = index.src
+            spec = registry[fig_id]
+            for part, text in (("caption", spec.caption), ("alt text", spec.alt)):
+                for m in RE_MACRO.finditer(text):
+                    if m.group("name") == "value":
+                        where = f"{index.src}: the {part} of figure {fig_id!r}"
+                        index.values.setdefault(m.group("arg"), where)
+    for value_id, where in index.values.items():
+        if value_id not in values:
+            problems.append(
+                f"{where}: unknown value id {value_id!r}; known: {', '.join(sorted(values))}"
+            )
+        elif values[value_id].page != page_stem(index.src):
+            spec = values[value_id]
+            problems.append(
+                f"{where}: value {value_id!r} belongs to page {spec.page!r}, not to "
+                f"{page_stem(index.src)!r} (its module is {spec.func.__module__}); a value is "
+                f"stated on its own page only: register one in that page's module"
+            )
     return problems
 
 
@@ -294,6 +337,30 @@ def figure_svg(fig_id: str) -> bytes:
         else:
             BUILD.cached += 1
     return BUILD.svgs[fig_id]
+
+
+def value_text(value_id: str) -> str:
+    """The text of a value, computed once per build through the package's value cache."""
+    if value_id not in BUILD.values:
+        figures = load_figures()
+        try:
+            text, computed = figures.value_cached(value_id)
+        except ValueError as err:  # an unknown id (add_page reports those before any page)
+            raise BuildError(str(err)) from err
+        BUILD.values[value_id] = text
+        if computed:
+            BUILD.values_computed += 1
+        else:
+            BUILD.values_cached += 1
+    return BUILD.values[value_id]
+
+
+def substitute_values(text: str) -> str:
+    """``text`` with every ``{{ value("id") }}`` replaced by the value's text (other macros
+    are left as they are)."""
+    return RE_MACRO.sub(
+        lambda m: value_text(m.group("arg")) if m.group("name") == "value" else m.group(0), text
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -377,6 +444,8 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
     def caption_ref(m):
         if m.group("name") == "figure":
             raise BuildError(f"{page_src}: figure() cannot appear inside a caption")
+        if m.group("name") == "value":
+            return value_text(m.group("arg"))
         return ref_link(m.group("name"), m.group("arg"), page_src, page_url)
 
     caption = md.convert(RE_MACRO.sub(caption_ref, spec.caption)).strip()
@@ -390,7 +459,7 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
         f'??? abstract "Code for Figure {number}: `{spec.qualname}`"\n\n'
         f"    {fence}python\n{code}\n    {fence}\n"
     )
-    alt = html.escape(spec.alt, quote=True)
+    alt = html.escape(substitute_values(spec.alt), quote=True)
     return (
         f'<figure class="rope-figure" id="fig-{fig_id}">\n'
         f'<a class="rope-figure__image glightbox" href="{url}" data-type="image" '

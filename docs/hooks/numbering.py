@@ -1,10 +1,12 @@
-r"""MkDocs hook: numbered equations and figures, their anchors and cross-references.
+r"""MkDocs hook: numbered equations and figures, their anchors and cross-references, and the
+values the pages state.
 
 Pages opt in with ``number:`` in their front matter; the conventions are in ``hooklib.py``.
 Every page's equations and figures are numbered before any page renders (``on_files``), so a
 reference can point forward or to another page. Figures are drawn by the package's registry
 (:mod:`rope_explained.figures`) through its cache; this hook only places them on the pages and
-writes their files into ``site/figures/``.
+writes their files into ``site/figures/``. A ``{{ value("id") }}`` becomes the text the value
+function registered under that id computes (through the package's value cache).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from hooklib import (
     load_figures,
     ref_link,
     scan_page,
+    substitute_values,
+    value_text,
 )
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
@@ -118,8 +122,12 @@ def on_page_markdown(markdown_text, page, config, files, **kwargs):
             tag = index.eq_number(label)
             _current_tags[tag] = label
             indent = line[: len(line) - len(line.lstrip())]
+            try:
+                body = [substitute_values(x) for x in lines[i + 2 : end]]
+            except BuildError as err:
+                raise PluginError(str(err)) from err
             # blank lines around the block: arithmatex only sees a $$ that starts a block
-            out.extend(["", line, *lines[i + 2 : end], f"{indent}\\tag{{{tag}}}", lines[end], ""])
+            out.extend(["", line, *body, f"{indent}\\tag{{{tag}}}", lines[end], ""])
             i = end + 1
             continue
         if i in code_free and "{{" in line:
@@ -128,6 +136,8 @@ def on_page_markdown(markdown_text, page, config, files, **kwargs):
                 if m.group("name") == "figure":
                     return PLACEHOLDER + m.group("arg")
                 try:
+                    if m.group("name") == "value":
+                        return value_text(m.group("arg"))
                     return ref_link(m.group("name"), m.group("arg"), src)
                 except BuildError as err:
                     raise PluginError(str(err)) from err
@@ -168,3 +178,4 @@ def on_post_build(config, **kwargs):
     for fig_id, data in sorted(BUILD.svgs.items()):
         (out / f"{fig_id}.svg").write_bytes(data)
     log.info("figures: %d rendered, %d from cache", BUILD.rendered, BUILD.cached)
+    log.info("values: %d computed, %d from cache", BUILD.values_computed, BUILD.values_cached)

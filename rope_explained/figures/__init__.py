@@ -13,6 +13,18 @@ decorator files it under a stable id with its caption and alt text::
         ...
         return fig
 
+A page never types a number that the package computes. The same module registers, with
+:func:`value`, the numbers its page states: a value function takes keyword arguments only and
+returns the text exactly as the page prints it (digits, thousands separators, TeX if the page
+uses it inside math)::
+
+    @value("fp-top-probability")
+    def fp_top_probability(text=FORWARD_PASS_PROMPT) -> str:
+        return f"{example_trace(text).probs[-1].max():.3f}"
+
+The site build replaces each value macro on the page with that text, through a cache keyed like
+the figures' (:func:`value_cached`). A value belongs to the page of its module.
+
 Nothing here knows about MkDocs or HTML: ``python -m rope_explained.figures --out DIR`` renders
 every registered figure into ``DIR``.
 """
@@ -24,6 +36,8 @@ import hashlib
 import importlib
 import inspect
 import io
+import json
+import math
 import os
 import re
 from collections.abc import Callable
@@ -57,6 +71,10 @@ MODULES = (
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 #: Where rendered figures are kept between builds (beside the package, in the repository).
 CACHE_DIR = PACKAGE_DIR.parent / ".cache" / "figures"
+#: Where computed page values are kept between builds.
+VALUE_CACHE_DIR = PACKAGE_DIR.parent / ".cache" / "values"
+#: Figure and value ids: lower-case kebab-case.
+ID_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 
 
 def page_of(module: str) -> str:
@@ -123,7 +141,81 @@ def register(fig_id: str, *, caption: str, alt: str, **kwargs):
         page_of(func.__module__)  # refuse figure functions outside this package
         if fig_id in REGISTRY and REGISTRY[fig_id].func.__qualname__ != func.__qualname__:
             raise ValueError(f"figure id {fig_id!r} is registered twice")
+        if fig_id in VALUES:
+            raise ValueError(f"figure id {fig_id!r} is already the id of a value")
         REGISTRY[fig_id] = FigureSpec(fig_id, func, caption, alt, dict(kwargs))
+        return func
+
+    return deco
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    """A registered page value: its stable id, the function that computes its text and the
+    arguments it is called with."""
+
+    id: str  # stable, lower-case kebab-case; the page writes it in its value macro
+    func: Callable
+    kwargs: dict = field(default_factory=dict)
+
+    @property
+    def page(self) -> str:
+        """The page that states the value, without suffix (see :func:`page_of`)."""
+        return page_of(self.func.__module__)
+
+    @property
+    def qualname(self) -> str:
+        """Dotted path of the function."""
+        return f"{self.func.__module__}.{self.func.__qualname__}"
+
+    def compute(self) -> str:
+        """Call the value function with its registered arguments; return its text.
+
+        Raises:
+            TypeError: when the function does not return a non-empty, single-line string.
+        """
+        text = self.func(**self.kwargs)
+        if not isinstance(text, str) or not text.strip() or "\n" in text:
+            raise TypeError(
+                f"value {self.id!r} ({self.qualname}) must return a non-empty one-line str; "
+                f"got {text!r}"
+            )
+        return text
+
+
+VALUES: dict[str, ValueSpec] = {}
+
+
+def value(value_id: str, **kwargs):
+    """Decorator: file a page-value function under ``value_id`` (called with ``kwargs``).
+
+    The function lives in the figure module of the page that states the value, takes keyword
+    arguments only (each with a default, unless ``kwargs`` supplies it) and returns the text
+    the page prints. Ids are unique across values and figures.
+    """
+    if not isinstance(value_id, str) or not re.fullmatch(ID_PATTERN, value_id):
+        raise ValueError(f"value id must be lower-case kebab-case; got {value_id!r}")
+
+    def deco(func):
+        page_of(func.__module__)  # refuse value functions outside this package
+        params = inspect.signature(func).parameters.values()
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL)]
+        if positional:
+            raise ValueError(
+                f"value {value_id!r}: {func.__qualname__} must take keyword arguments only; "
+                f"got positional {positional}"
+            )
+        try:
+            inspect.signature(func).bind(**kwargs)
+        except TypeError as err:
+            raise ValueError(
+                f"value {value_id!r}: {func.__qualname__} cannot take {kwargs}: {err}"
+            ) from err
+        if value_id in VALUES and VALUES[value_id].func.__qualname__ != func.__qualname__:
+            raise ValueError(f"value id {value_id!r} is registered twice")
+        if value_id in REGISTRY:
+            raise ValueError(f"value id {value_id!r} is already the id of a figure")
+        VALUES[value_id] = ValueSpec(value_id, func, dict(kwargs))
         return func
 
     return deco
@@ -142,6 +234,20 @@ def get(fig_id: str) -> FigureSpec:
     if not isinstance(fig_id, str) or fig_id not in REGISTRY:
         raise ValueError(f"unknown figure id {fig_id!r}; known: {', '.join(sorted(REGISTRY))}")
     return REGISTRY[fig_id]
+
+
+def load_values() -> dict[str, ValueSpec]:
+    """Import every figure module and return the value registry."""
+    load_all()
+    return VALUES
+
+
+def get_value(value_id: str) -> ValueSpec:
+    """The value registered under ``value_id``; a ``ValueError`` lists the known ids otherwise."""
+    load_all()
+    if not isinstance(value_id, str) or value_id not in VALUES:
+        raise ValueError(f"unknown value id {value_id!r}; known: {', '.join(sorted(VALUES))}")
+    return VALUES[value_id]
 
 
 def _module_path(module: str) -> Path:
@@ -209,8 +315,9 @@ def source_hash(module: str) -> str:
     return h.hexdigest()
 
 
-def cache_key(spec: FigureSpec) -> str:
-    """Cache key of a figure: its code's :func:`source_hash`, its id and its arguments."""
+def cache_key(spec: FigureSpec | ValueSpec) -> str:
+    """Cache key of a figure or a value: its code's :func:`source_hash`, its id and its
+    arguments."""
     h = hashlib.sha256()
     h.update(source_hash(spec.func.__module__).encode())
     h.update(spec.id.encode())
@@ -263,3 +370,85 @@ def render(fig_id: str, out_dir: str | Path, fmt: str = "svg") -> Path:
     path = out / f"{fig_id}.{fmt}"
     path.write_bytes(render_bytes(fig_id, fmt))
     return path
+
+
+def value_cached(value_id: str, cache_dir: str | Path = VALUE_CACHE_DIR) -> tuple[str, bool]:
+    """The text of a registered value and whether it had to be computed.
+
+    The cache file is ``cache_dir/<id>-<cache_key>.json``, holding the id, the key and the
+    text: a value is computed again only when the code its module depends on or its arguments
+    change (:func:`cache_key`). Older versions of the same value are deleted when a new one is
+    written; a damaged file is computed again.
+    """
+    spec = get_value(value_id)
+    key = cache_key(spec)
+    cache_dir = Path(cache_dir)
+    path = cache_dir / f"{value_id}-{key}.json"
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = None
+        if isinstance(data, dict) and data.get("id") == value_id and data.get("key") == key:
+            if isinstance(data.get("text"), str) and data["text"]:
+                return data["text"], False
+    text = spec.compute()
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    for old in cache_dir.glob(f"{value_id}-*.json"):
+        if re.fullmatch(rf"{re.escape(value_id)}-[0-9a-f]+\.json", old.name):
+            old.unlink()
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"id": value_id, "key": key, "text": text}) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return text, True
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting helpers for value functions
+# --------------------------------------------------------------------------------------------
+
+
+def floor_to(x: float, decimals: int) -> str:
+    """``x`` rounded *down* to ``decimals`` places, for "at least ..." statements.
+
+    Examples:
+        >>> floor_to(0.9999604, 5)
+        '0.99996'
+    """
+    scaled = math.floor(round(float(x) * 10**decimals, 9))
+    return f"{scaled / 10**decimals:.{decimals}f}"
+
+
+def ceil_to(x: float, decimals: int) -> str:
+    """``x`` rounded *up* to ``decimals`` places, for "within ..." and "below ..." statements.
+
+    Examples:
+        >>> ceil_to(0.018, 2)
+        '0.02'
+    """
+    scaled = math.ceil(round(float(x) * 10**decimals, 9))
+    return f"{scaled / 10**decimals:.{decimals}f}"
+
+
+def thousands(x: float, *, tex: bool = False) -> str:
+    """``x`` rounded to an integer with thousands separators: ``47,117``, or ``47{,}117``
+    inside TeX math (where a bare comma would add space).
+
+    Examples:
+        >>> thousands(47117.24), thousands(47117.24, tex=True)
+        ('47,117', '47{,}117')
+    """
+    text = f"{round(float(x)):,}"
+    return text.replace(",", "{,}") if tex else text
+
+
+def times_ten(x: float, digits: int = 1) -> str:
+    r"""``x`` in scientific notation for TeX math, ``1.8 \times 10^{-47}``, with ``digits``
+    digits after the point (``4 \times 10^{-5}`` for ``digits=0``).
+
+    Examples:
+        >>> times_ten(1.818e-47), times_ten(3.85e-05, digits=0)
+        ('1.8 \\times 10^{-47}', '4 \\times 10^{-5}')
+    """
+    mantissa, exponent = f"{float(x):.{digits}e}".split("e")
+    return rf"{mantissa} \times 10^{{{int(exponent)}}}"

@@ -16,7 +16,7 @@ from matplotlib.patches import Rectangle
 from ..embedding import BOS, letter_angle
 from ..examples import FORWARD_PASS_PROMPT
 from ..model import Trace, forward
-from . import register
+from . import floor_to, register, value
 from .style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure
 
 
@@ -171,13 +171,14 @@ def fp_queries(text: str = FORWARD_PASS_PROMPT):
 @register(
     "fp-scores",
     caption=r"Step 4, layer-0 scores \(q^{(0)T}_m k^{(0)}_n\) for every key the query may see. "
-    r"The largest value in every row, \(\alpha\,d/2 = 320\), sits just left of the diagonal at "
-    r"\(n = m-1\) (framed); its neighbours reach only 309. Hatched cells are future keys, "
-    r"hidden by the causal mask.",
+    r'The largest value in every row, \(\alpha\,d/2 = {{ value("fp-best-score") }}\), sits just '
+    r"left of the diagonal at \(n = m-1\) (framed); its neighbours reach only "
+    r'{{ value("fp-side-score") }}. Hatched cells are future keys, hidden by the causal mask.',
     alt="Square heatmap of scores with the value written in each cell, query position down and "
-    "key position across, dark blue near 200 to yellow at 320; in every row the framed cell "
-    "just below the diagonal holds 320 and its neighbours 309, and the scores fall further "
-    "away; cells above the diagonal are grey and hatched.",
+    'key position across, dark blue near 200 to yellow at {{ value("fp-best-score") }}; in every '
+    'row the framed cell just below the diagonal holds {{ value("fp-best-score") }} and its '
+    'neighbours {{ value("fp-side-score") }}, and the scores fall further away; cells above the '
+    "diagonal are grey and hatched.",
     text=FORWARD_PASS_PROMPT,
 )
 def fp_scores(text: str = FORWARD_PASS_PROMPT):
@@ -545,3 +546,68 @@ def fp_prediction(text: str = FORWARD_PASS_PROMPT):
         fontweight="bold",
     )
     return fig
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+@value("fp-best-score")
+def fp_best_score(text: str = FORWARD_PASS_PROMPT) -> str:
+    """The best layer-0 score of the rows that have a previous token (the same in each)."""
+    tr = example_trace(text)
+    visible = np.where(tr.mask, tr.scores0, -np.inf)
+    return f"{visible[1:].max(axis=1).min():.0f}"
+
+
+@value("fp-side-score")
+def fp_side_score(text: str = FORWARD_PASS_PROMPT) -> str:
+    """The layer-0 score of the last query against its own key, next to the best one."""
+    tr = example_trace(text)
+    return f"{tr.scores0[-1, -1]:.0f}"
+
+
+@value("fp-score-lead")
+def fp_score_lead(text: str = FORWARD_PASS_PROMPT) -> str:
+    """How far the best layer-0 score of the last row leads the runner-up."""
+    tr = example_trace(text)
+    row = np.sort(tr.scores0[-1])
+    return f"{row[-1] - row[-2]:.0f}"
+
+
+@value("fp-min-previous-weight")
+def fp_min_previous_weight(text: str = FORWARD_PASS_PROMPT) -> str:
+    """The smallest layer-0 weight on position m - 1, rounded down (the page says "at least")."""
+    return floor_to(np.diag(example_trace(text).A0, k=-1).min(), 5)
+
+
+@value("fp-induction-weight")
+def fp_induction_weight(text: str = FORWARD_PASS_PROMPT) -> str:
+    """The largest layer-1 weight of the last row."""
+    return f"{example_trace(text).A1[-1].max():.3f}"
+
+
+@value("fp-top-probability")
+def fp_top_probability(text: str = FORWARD_PASS_PROMPT) -> str:
+    """The probability of the predicted letter."""
+    return f"{example_trace(text).probs[-1].max():.3f}"
+
+
+@value("fp-neighbour-probability")
+def fp_neighbour_probability(text: str = FORWARD_PASS_PROMPT) -> str:
+    """The probability of the predicted letter's neighbours on the letter circle."""
+    tr = example_trace(text)
+    p = tr.probs[-1]
+    best = int(np.argmax(p))
+    return f"{p[[(best - 1) % len(p), (best + 1) % len(p)]].max():.3f}"
+
+
+@value("fp-unseen-prediction", text="thecatsatonthex")
+def fp_unseen_prediction(text: str = "thecatsatonthex") -> str:
+    """The prediction after a last letter that never occurred before."""
+    return example_trace(text).prediction
+
+
+@value("fp-unseen-top-probability", text="thecatsatonthex")
+def fp_unseen_top_probability(text: str = "thecatsatonthex") -> str:
+    """The probability of that prediction."""
+    return f"{example_trace(text).probs[-1].max():.3f}"

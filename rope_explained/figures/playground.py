@@ -10,10 +10,11 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 
-from ..embedding import VOCAB
+from ..embedding import VOCAB, letter_angle
 from ..examples import OPENING_PROMPT
 from ..model import forward
-from . import register
+from ..rope import frequencies
+from . import register, value
 from .style import DIVERGING, SEQUENTIAL, centred_norm, new_figure
 
 
@@ -81,3 +82,15 @@ def opening(text: str = OPENING_PROMPT):
     ax_p.set_ylabel(r"$P(\cdot \mid$ text$)$")
     ax_p.set_title("next-letter probabilities", fontsize=11)
     return fig
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+@value("playground-letter-step-1000", base=1000.0)
+@value("playground-letter-step-10000", base=10000.0)
+def playground_letter_step(base: float = 10000.0, d: int = 64) -> str:
+    """How many positions the slowest pair needs, at ``base``, to turn through the angle
+    between two neighbouring letters."""
+    step = letter_angle("b") - letter_angle("a")
+    return f"{step / frequencies(d, base)[-1]:.0f}"

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import forward
-from .. import register
+from .. import floor_to, register, value
 from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure, token_ticks
+from .induction_head import benchmark_hits
 
 #: "... c a ... c": the last letter c occurred once before, followed by a.
 PROMPT = "thecatsatthec"
@@ -130,3 +131,56 @@ def prediction(prompt: str = PROMPT):
     axes[-1].set_xticks(np.arange(26), tr.vocab)
     axes[-1].set_xlabel("next letter")
     return fig
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+@value("complete-spare-coordinates")
+def complete_spare_coordinates(prompt: str = PROMPT) -> str:
+    """How many coordinates of the residual stream come after the out slot, D - 3d - 1."""
+    tr = forward(prompt)
+    return str(tr.h0.shape[1] - tr.slots.out.stop)
+
+
+@value("complete-min-previous-weight")
+def complete_min_previous_weight(prompt: str = PROMPT) -> str:
+    """The smallest layer-0 weight on position m - 1, rounded down (the page says "at least")."""
+    return floor_to(np.diag(forward(prompt).A0, k=-1).min(), 5)
+
+
+@value("complete-rank1-prediction")
+def complete_rank1_prediction(prompt: str = PROMPT) -> str:
+    """What the rank-1 head predicts on the example."""
+    return forward(prompt, head="rank1").prediction
+
+
+@value("complete-accuracy-rank1", head="rank1", decimals=1)
+@value("complete-accuracy-induction", head="induction", decimals=0)
+def complete_accuracy(head: str = "rank1", decimals: int = 1, n: int = 1000) -> str:
+    """A head's accuracy on the induction benchmark of the layer-1 page, in percent."""
+    return f"{100 * benchmark_hits(n)[head].mean():.{decimals}f}"
+
+
+def _logit_gap(prompt: str) -> float:
+    logits = np.sort(forward(prompt).logits[-1])
+    return float(logits[-1] - logits[-2])
+
+
+@value("complete-neighbour-logit-gap")
+def complete_neighbour_logit_gap(prompt: str = PROMPT) -> str:
+    """How far the runners-up trail the predicted letter in logit."""
+    return f"{_logit_gap(prompt):.1f}"
+
+
+@value("complete-neighbour-ratio")
+def complete_neighbour_ratio(prompt: str = PROMPT) -> str:
+    """The probability of a runner-up as a share of the prediction's (e^-gap)."""
+    p = np.sort(forward(prompt).probs[-1])
+    return f"{p[-2] / p[-1]:.2f}"
+
+
+@value("complete-top-probability")
+def complete_top_probability(prompt: str = PROMPT) -> str:
+    """The probability of the predicted letter."""
+    return f"{forward(prompt).probs[-1].max():.2f}"

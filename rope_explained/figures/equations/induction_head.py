@@ -8,14 +8,16 @@ plotted is read from :func:`~rope_explained.model.forward` traces, the induction
 
 from __future__ import annotations
 
+import functools
+
 import matplotlib as mpl
 import numpy as np
 
-from ...embedding import VOCAB
-from ...experiments import induction_accuracy, induction_prompts
-from ...model import forward
+from ...embedding import VOCAB, letter_angle
+from ...experiments import induction_prompts
+from ...model import Config, forward
 from ...rope import frequencies
-from .. import register
+from .. import register, times_ten, value
 from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure, token_ticks
 
 HEAD_NAMES = {"rank1": "rank-1 head (the document's)", "induction": "working head (this site's)"}
@@ -161,17 +163,19 @@ def patterns(prompt: str = PROMPT):
     n=1000,
 )
 def accuracy(n: int = 1000):
-    """Accuracy of both heads, overall and by length, from ``induction_accuracy``."""
+    """Accuracy of both heads, overall and by length, from :func:`benchmark_hits`."""
     prompts = induction_prompts(n)
     edges = (8, 65, 129, 193, 257)
     bins = list(zip(edges[:-1], edges[1:], strict=True))
-    groups = [[p for p in prompts if lo <= len(p.text) < hi] for lo, hi in bins]
+    lengths = np.array([len(p.text) for p in prompts])
+    groups = [(lo <= lengths) & (lengths < hi) for lo, hi in bins]
     labels = ["all"] + [f"{lo}-{hi - 1}" for lo, hi in bins]
     fig, ax = new_figure(width=7.2, height=3.6)
     x = np.arange(len(labels))
     for k, head in enumerate(("rank1", "induction")):
-        by_group = np.array([induction_accuracy(g, head=head) for g in groups])
-        sizes = np.array([len(g) for g in groups])
+        hits = benchmark_hits(n)[head]  # the model's top prediction is B, prompt by prompt
+        by_group = np.array([hits[g].mean() for g in groups])
+        sizes = np.array([g.sum() for g in groups])
         overall = float((by_group * sizes).sum() / sizes.sum())
         values = 100 * np.r_[overall, by_group]
         bars = ax.bar(x + (k - 0.5) * 0.38, values, width=0.38, color=COLORS[2 * k],
@@ -203,13 +207,13 @@ def _distance_prompt(length: int, letter: str, seed: int) -> str:
         r"key, plotted at its distance \(m - n\), for the keys that follow a k (the exact "
         r"match), an l or a j (the neighbouring letters). The slowest RoPE pair still turns "
         r"the query by \(\theta_{31}\) per token, so the exact match fades while the "
-        r"neighbour l gains, and they cross at \(\pi/26 \,/\, \theta_{31} \approx 906\) "
-        r"tokens (dashed line)."
+        r"neighbour l gains, and they cross at \(\pi/26 \,/\, \theta_{31} \approx "
+        r'{{ value("layer1-distance-limit") }}\) tokens (dashed line).'
     ),
     alt="Scatter plot of score per unit beta against distance from 0 to 2400. Dots for keys "
     "after k fall slowly from 1; dots for keys after l rise from about 0.97 to 1 near 1800; "
     "dots for keys after j fall from 0.97. The k and l curves cross at a dashed vertical line "
-    "near 906.",
+    'near {{ value("layer1-distance-limit") }}.',
     length=2400,
     letter="k",
     seed=3,
@@ -252,3 +256,126 @@ def distance(length: int = 2400, letter: str = "k", seed: int = 3):
         columnspacing=1.0,
     )
     return fig
+
+
+# The induction benchmark, once per process ------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=2)
+def benchmark_hits(n: int = 1000) -> dict[str, np.ndarray]:
+    """Which of the prompts ``induction_prompts(n)`` each head solves, prompt by prompt.
+
+    Returns ``{"induction": hits, "rank1": hits, "letter": A}``: two boolean arrays of shape
+    ``(n,)`` (the model's top prediction is the right ``B``) and the repeated letter ``A`` of
+    each prompt. Computed once per process (the arrays are read-only): the values of the
+    layer-1 page and of the complete-forward-pass page share one run of the benchmark.
+    """
+    prompts = induction_prompts(n)
+    out = {
+        head: np.array([forward(p.text, head=head).prediction == p.answer for p in prompts])
+        for head in ("induction", "rank1")
+    }
+    out["letter"] = np.array([p.text[-1] for p in prompts])
+    for array in out.values():
+        array.flags.writeable = False
+    return out
+
+
+def spaced_prompts(gap: int, n: int = 10, seed: int = 0) -> list[tuple[str, str]]:
+    """``n`` prompts of ``gap + 1`` letters with the same letter ``A`` at both ends and, in
+    between, letters drawn uniformly from the other 25; each with the letter after the first
+    ``A`` (what an induction head should predict)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        a = int(rng.integers(26))
+        others = [VOCAB[i] for i in range(26) if i != a]
+        letters = [others[j] for j in rng.integers(25, size=gap + 1)]
+        letters[0] = letters[-1] = VOCAB[a]
+        out.append(("".join(letters), letters[1]))
+    return out
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+@value("layer1-accuracy-induction", head="induction")
+@value("layer1-accuracy-rank1", head="rank1")
+def layer1_accuracy(head: str = "induction", n: int = 1000) -> str:
+    """A head's accuracy on the benchmark, in percent."""
+    return f"{100 * benchmark_hits(n)[head].mean():.1f}"
+
+
+def _letter_group(letter: str, n: int) -> np.ndarray:
+    letters = benchmark_hits(n)["letter"]
+    return ~np.isin(letters, ["a", "n"]) if letter == "other" else letters == letter
+
+
+@value("layer1-rank1-hits-a", letter="a")
+@value("layer1-rank1-hits-n", letter="n")
+@value("layer1-rank1-hits-other", letter="other")
+def layer1_rank1_hits(letter: str = "a", n: int = 1000) -> str:
+    """How many benchmark prompts whose A is ``letter`` (or neither a nor n) rank-1 solves."""
+    return str(int(benchmark_hits(n)["rank1"][_letter_group(letter, n)].sum()))
+
+
+@value("layer1-prompts-a", letter="a")
+@value("layer1-prompts-n", letter="n")
+@value("layer1-prompts-other", letter="other")
+def layer1_prompts(letter: str = "a", n: int = 1000) -> str:
+    """How many benchmark prompts have ``letter`` as their A (or neither a nor n)."""
+    return str(int(_letter_group(letter, n).sum()))
+
+
+@value("layer1-rank1-rate-other")
+def layer1_rank1_rate_other(n: int = 1000) -> str:
+    """The rank-1 head's accuracy, in percent, on the prompts whose A is neither a nor n."""
+    return f"{100 * benchmark_hits(n)['rank1'][_letter_group('other', n)].mean():.1f}"
+
+
+@value("layer1-two-copies-prediction")
+def layer1_two_copies_prediction(text: str = "kbxkmdk") -> str:
+    """The prediction after a letter that occurred twice before, with different followers."""
+    return forward(text).prediction
+
+
+@value("layer1-two-copies-probability")
+def layer1_two_copies_probability(text: str = "kbxkmdk") -> str:
+    """The probability of that prediction."""
+    return f"{forward(text).probs[-1].max():.2f}"
+
+
+@value("layer1-slowest-frequency")
+def layer1_slowest_frequency() -> str:
+    """The frequency of the slowest pair, theta_31 (TeX)."""
+    cfg = Config()
+    return times_ten(frequencies(cfg.d, cfg.base)[-1], 2)
+
+
+@value("layer1-distance-limit")
+def layer1_distance_limit() -> str:
+    """The distance at which the slowest pair has turned by half a letter step, pi/26."""
+    cfg = Config()
+    half_step = (letter_angle("b") - letter_angle("a")) / 2
+    return f"{half_step / frequencies(cfg.d, cfg.base)[-1]:.0f}"
+
+
+@value("layer1-neighbour-cosine")
+def layer1_neighbour_cosine() -> str:
+    """The score per unit beta of the next letter round the circle, cos(pi/13)."""
+    return f"{np.cos(letter_angle('b') - letter_angle('a')):.3f}"
+
+
+@value("layer1-neighbour-exponent")
+def layer1_neighbour_exponent() -> str:
+    """The score gap beta (1 - cos(pi/13)) between the match and the next letter."""
+    step = letter_angle("b") - letter_angle("a")
+    return f"{Config().beta * (1 - np.cos(step)):.0f}"
+
+
+@value("layer1-spaced-hits-800", gap=800)
+@value("layer1-spaced-hits-900", gap=900)
+@value("layer1-spaced-hits-1300", gap=1300)
+def layer1_spaced_hits(gap: int = 800, n: int = 10, seed: int = 0) -> str:
+    """How many of the :func:`spaced_prompts` the model completes correctly."""
+    return str(sum(forward(t).prediction == b for t, b in spaced_prompts(gap, n, seed)))

@@ -13,7 +13,8 @@ from matplotlib.patches import Circle
 
 from ...experiments import previous_token_scores
 from ...model import forward
-from .. import register
+from ...rope import frequencies
+from .. import register, times_ten, value
 from ..style import COLORS, SEQUENTIAL, new_figure, token_ticks
 
 #: The prompt the layer-0 figures run through the model.
@@ -44,13 +45,15 @@ def _pattern(ax, trace, label: str | None = None):
         r"\(\sum_{i=0}^{d/2-1}\cos(\Delta\,\theta_i)\), against the offset "
         r"\(\Delta = n - m + 1\) for \(d = 64\). Only \(\Delta = 0\), the key one step "
         r"back, reaches the ceiling \(d/2 = 32\); every other offset falls short, and the "
-        r"nearest competitors (\(\Delta = \pm 1\)) fall short by about 1.08. The grey band, "
-        r"\(\Delta \ge 2\), holds future keys, which the causal mask hides anyway."
+        r"nearest competitors (\(\Delta = \pm 1\)) fall short by about "
+        r'{{ value("layer0-score-gap") }}. The grey band, \(\Delta \ge 2\), holds future keys, '
+        r"which the causal mask hides anyway."
     ),
     alt="Line plot with dots: the score per unit alpha against the offset Delta from -40 to 40. "
     "It peaks at 32 at Delta = 0, drops to about 30.9 at Delta = plus or minus 1, and keeps "
     "falling, with ripples, to about 15 at plus or minus 40; a dashed line marks the ceiling "
-    "d/2 = 32. A zoomed panel shows offsets -4 to 4 and the gap of 1.08 next to the peak.",
+    'd/2 = 32. A zoomed panel shows offsets -4 to 4 and the gap of {{ value("layer0-score-gap") }} '
+    "next to the peak.",
     d=64,
     base=10000.0,
     span=40,
@@ -144,7 +147,8 @@ def clock_hands(prompt: str = PROMPT, m: int = 10, deltas=(0, -1, -5)):
         r"Layer 0 on a real prompt (\(\alpha = 10\)). Left: the raw scores "
         r"\(q_m^T k_n\) measured from the best score of their row (what the softmax sees; "
         r"the causal mask hides \(n > m\), blank): only the sub-diagonal reaches 0, the "
-        r"diagonal sits about \(10.8 = \alpha \times 1.08\) below it. Right: after the softmax, "
+        r'diagonal sits about \({{ value("layer0-row-gap") }} = \alpha \times '
+        r'{{ value("layer0-score-gap") }}\) below it. Right: after the softmax, '
         r"each row puts essentially all its weight on the key one step back, the "
         r"sub-diagonal. Row 0 is the start token \(\langle s\rangle\), which can only see "
         r"itself."
@@ -182,12 +186,14 @@ def pattern(prompt: str = PROMPT):
         r"\(m \ge 1\). Right: the weight left on all other keys, on a log scale against a linear "
         r"\(\alpha\) axis: a straight "
         r"line, because each of the two nearest competitors (the token itself and the one two "
-        r"back) trails by \(1.08\,\alpha\) in score and so gets about \(e^{-1.08\alpha}\) "
-        r"of the weight."
+        r'back) trails by \({{ value("layer0-score-gap") }}\,\alpha\) in score and so gets about '
+        r'\(e^{-{{ value("layer0-score-gap") }}\alpha}\) of the weight.'
     ),
     alt="Two line plots against alpha from 0.1 to 100. Left, log alpha axis: the weight on the "
-    "previous token rises from about 0.1 at alpha 0.1 through 0.587 at alpha 1 to 0.99996 at "
-    "alpha 10 and 1 beyond. Right, alpha on a linear axis: the weight on the other keys falls "
+    "previous token rises from about 0.1 at alpha 0.1 through "
+    '{{ value("layer0-min-weight-alpha-1") }} at alpha 1 to '
+    '{{ value("layer0-min-weight-alpha-10") }} at alpha 10 and 1 beyond. Right, alpha on a '
+    "linear axis: the weight on the other keys falls "
     "along a straight line on a log axis, 0.41 at alpha 1, 4e-5 at alpha 10 and about 2e-47 at "
     "alpha 100.",
     prompt=PROMPT,
@@ -265,3 +271,61 @@ def offset_two(prompt: str = PROMPT):
     axes[1].set_ylabel("")
     fig.colorbar(im, ax=axes, label=r"$\mathrm{Attn}(m, n)$", shrink=0.8)
     return fig
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+def _worst_row(prompt: str, alpha: float) -> tuple[float, float]:
+    """Over the rows m >= 1 of layer 0: the smallest weight on m - 1, and the largest weight
+    left on all other keys (summed from the small entries, which 1 - weight would round away)."""
+    A = forward(prompt, alpha=alpha).A0
+    off = max(np.delete(A[m, : m + 1], m - 1).sum() for m in range(1, len(A)))
+    return float(np.diag(A, k=-1).min()), float(off)
+
+
+@value("layer0-slowest-frequency")
+def layer0_slowest_frequency(d: int = 64, base: float = 10000.0) -> str:
+    """The frequency of the slowest pair, to two digits (TeX)."""
+    return times_ten(frequencies(d, base)[-1], 1)
+
+
+@value("layer0-neighbour-score")
+def layer0_neighbour_score(d: int = 64) -> str:
+    """The score per unit alpha of the closest competitors, Delta = +-1."""
+    return f"{previous_token_scores(np.array([1.0]), d=d)[0]:.2f}"
+
+
+@value("layer0-score-gap")
+def layer0_score_gap(d: int = 64) -> str:
+    """How far the closest competitors trail the peak d/2, per unit alpha."""
+    peak, side = previous_token_scores(np.array([0.0, 1.0]), d=d)
+    return f"{peak - side:.2f}"
+
+
+@value("layer0-fastest-pair-gap")
+def layer0_fastest_pair_gap(d: int = 64) -> str:
+    """The share of the fastest pair in that gap, 1 - cos(theta_0)."""
+    return f"{1 - np.cos(frequencies(d)[0]):.2f}"
+
+
+@value("layer0-row-gap")
+def layer0_row_gap(prompt: str = PROMPT) -> str:
+    """The score of the query's own key below the row's best, in the forward pass."""
+    tr = forward(prompt)
+    m = len(tr.tokens) - 1
+    return f"{tr.scores0[m, m - 1] - tr.scores0[m, m]:.1f}"
+
+
+@value("layer0-min-weight-alpha-1", alpha=1.0, decimals=3)
+@value("layer0-min-weight-alpha-5", alpha=5.0, decimals=3)
+@value("layer0-min-weight-alpha-10", alpha=10.0, decimals=5)
+def layer0_min_weight(alpha: float = 10.0, decimals: int = 5, prompt: str = PROMPT) -> str:
+    """The smallest weight any row puts on its previous token, at sharpness ``alpha``."""
+    return f"{_worst_row(prompt, alpha)[0]:.{decimals}f}"
+
+
+@value("layer0-other-weight-alpha-100", alpha=100.0)
+def layer0_other_weight(alpha: float = 100.0, prompt: str = PROMPT) -> str:
+    """The largest weight a row leaves on all keys but its previous one (TeX)."""
+    return times_ten(_worst_row(prompt, alpha)[1], 1)

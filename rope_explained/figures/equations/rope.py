@@ -12,7 +12,7 @@ from matplotlib.colors import ListedColormap
 
 from ...heads import constant_key_vector
 from ...rope import apply_rope, frequencies, rotation_matrix
-from .. import register
+from .. import register, thousands, times_ten, value
 from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure
 
 
@@ -33,8 +33,9 @@ def _wavelength(x):
     "rope-frequencies",
     caption=r"The frequency schedule \(\theta_i = 10000^{-2i/d}\) for \(d = 64\) (dots), "
     r"and the wavelength \(\lambda_i = 2\pi/\theta_i\) in positions on the right-hand axis. "
-    r"Pair 0 turns once every 6.3 positions, pair 31 once every 47,117. Faint lines: the "
-    r"bases 100 and 500,000 for comparison.",
+    r'Pair 0 turns once every {{ value("rope-fastest-wavelength-short") }} positions, pair 31 '
+    r'once every {{ value("rope-slowest-wavelength-text") }}. Faint lines: the bases 100 and '
+    r"500,000 for comparison.",
     alt="Log-scale plot of theta_i against pair index i from 0 to 31: a straight falling line "
     "from 1 at i = 0 to about 1.3e-4 at i = 31, with a right-hand axis giving the wavelength "
     "from about 6 to about 47,000 positions. Two faint lines show base 100 (flatter) and base "
@@ -288,3 +289,40 @@ def rope_layouts(d: int = 8):
         ax.set_xlabel("input coordinate")
     axes[0].set_ylabel("output coordinate")
     return fig
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+@value("rope-frequency-ratio")
+def rope_frequency_ratio(d: int = 64, base: float = 10000.0) -> str:
+    """The factor between the frequencies of neighbouring pairs."""
+    theta = frequencies(d, base)
+    return f"{theta[0] / theta[1]:.2f}"
+
+
+@value("rope-slowest-frequency")
+def rope_slowest_frequency(d: int = 64, base: float = 10000.0) -> str:
+    """The frequency of the slowest pair (TeX)."""
+    return times_ten(frequencies(d, base)[-1], 2)
+
+
+@value("rope-fastest-wavelength", decimals=2)
+@value("rope-fastest-wavelength-short", decimals=1)
+def rope_fastest_wavelength(decimals: int = 2, d: int = 64, base: float = 10000.0) -> str:
+    """The wavelength of pair 0, in positions."""
+    return f"{_wavelength(frequencies(d, base)[0]):.{decimals}f}"
+
+
+@value("rope-slowest-wavelength", tex=True)
+@value("rope-slowest-wavelength-text", tex=False)
+def rope_slowest_wavelength(tex: bool = True, d: int = 64, base: float = 10000.0) -> str:
+    """The wavelength of the slowest pair, in positions, with a thousands separator."""
+    return thousands(_wavelength(frequencies(d, base)[-1]), tex=tex)
+
+
+@value("rope-runner-up-score")
+def rope_runner_up_score(d: int = 64) -> str:
+    """The score of the constant key against itself one position on, as a share of d/2."""
+    c = constant_key_vector(d)
+    return f"{apply_rope(c[None, :], [1.0])[0] @ c / (d / 2):.3f}"

@@ -7,11 +7,20 @@ and, for the residual stream, a :func:`~rope_explained.model.forward` trace.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ...embedding import VOCAB, embed_index, embedding_matrix, plane_reader
+from ...embedding import (
+    VOCAB,
+    embed_index,
+    embedding_matrix,
+    letter_angle,
+    plane_basis,
+    plane_reader,
+)
 from ...model import forward
-from .. import register
+from .. import ceil_to, register, value
 from ..style import COLORS, DIVERGING, centred_norm, new_figure, token_ticks
 
 
@@ -249,3 +258,92 @@ def embedding_residual_stream(text: str = "abcab"):
     axes[1].set_xlabel(r"residual coordinate (0 to $D-1$)")
     fig.colorbar(im, ax=axes, label="value", shrink=0.9)
     return fig
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+def _singular_values(d: int) -> np.ndarray:
+    return np.linalg.svd(embedding_matrix(d), compute_uv=False)
+
+
+@value("embedding-sigma-1", k=0)
+@value("embedding-sigma-2", k=1)
+def embedding_sigma(k: int = 0, d: int = 64) -> str:
+    """Singular value number ``k + 1`` of the embedding matrix."""
+    return f"{_singular_values(d)[k]:.2f}"
+
+
+@value("embedding-rounding-bound")
+def embedding_rounding_bound(d: int = 64) -> str:
+    """The smallest power of ten above every singular value after the first two (TeX)."""
+    rest = _singular_values(d)[2:]
+    return f"10^{{{math.ceil(math.log10(rest.max()))}}}"
+
+
+@value("embedding-neighbour-cosine")
+def embedding_neighbour_cosine() -> str:
+    """The similarity of two neighbouring letters through the plane reader, cos(a_b - a_a)."""
+    return f"{np.cos(letter_angle('b') - letter_angle('a')):.3f}"
+
+
+@value("embedding-similarity-deviation")
+def embedding_similarity_deviation(d: int = 64) -> str:
+    """How far the raw cosine similarity strays from cos(a_s - a_t), rounded up."""
+    E = embedding_matrix(d)
+    angles = np.array([letter_angle(t) for t in VOCAB])
+    norms = np.linalg.norm(E, axis=1)
+    similarity = (E @ E.T) / np.outer(norms, norms)
+    return ceil_to(np.abs(similarity - np.cos(angles[:, None] - angles[None, :])).max(), 2)
+
+
+@value("embedding-norm-s", row=0)
+@value("embedding-norm-c", row=1)
+def embedding_plane_norm(row: int = 0, d: int = 64) -> str:
+    """The length of S (row 0 of the plane basis) or C (row 1)."""
+    return f"{np.linalg.norm(plane_basis(d)[row]):.2f}"
+
+
+@value("embedding-sum-factor")
+def embedding_sum_factor(d: int = 64) -> str:
+    """The factor k in E[a] + E[c] = k E[b]."""
+    E = embedding_matrix(d)
+    a, b, c = (E[VOCAB.index(t)] for t in "abc")
+    return f"{(a + c) @ b / (b @ b):.2f}"
+
+
+@value("embedding-example-top-probability")
+def embedding_example_top_probability(text: str = "abcab") -> str:
+    """The probability of the predicted letter after ``text``."""
+    return f"{forward(text).probs[-1].max():.3f}"
+
+
+@value("embedding-example-neighbour-probability")
+def embedding_example_neighbour_probability(text: str = "abcab") -> str:
+    """The probability of the two runners-up after ``text``."""
+    return f"{np.sort(forward(text).probs[-1])[-2]:.3f}"
+
+
+@value("embedding-bos-weight")
+def embedding_bos_weight(text: str = "abcab") -> str:
+    """The layer-0 weight the first letter puts on the start token."""
+    return f"{forward(text).A0[1, 0]:.5f}"
+
+
+@value("embedding-slot-bias", slot="bias")
+@value("embedding-slot-tok", slot="tok")
+@value("embedding-slot-prev", slot="prev")
+@value("embedding-slot-out", slot="out")
+@value("embedding-slot-unused", slot="unused")
+def embedding_slot(slot: str = "tok", text: str = "abcab") -> str:
+    """The residual coordinates of one slot, ``first–last``, as the model lays them out."""
+    tr = forward(text)
+    s, D = tr.slots, tr.h0.shape[1]
+    first, stop = {
+        "bias": (s.bias, s.bias + 1),
+        "tok": (s.tok.start, s.tok.stop),
+        "prev": (s.prev.start, s.prev.stop),
+        "out": (s.out.start, s.out.stop),
+        "unused": (s.out.stop, D),
+    }[slot]
+    return str(first) if stop == first + 1 else f"{first}–{stop - 1}"

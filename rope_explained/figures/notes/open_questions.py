@@ -13,7 +13,7 @@ from ...experiments import (
     pair_horizons,
     stable_pair_count,
 )
-from .. import register
+from .. import register, value
 from ..style import COLORS, SEQUENTIAL, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
@@ -78,3 +78,34 @@ def rope_bottleneck(d=64, base=10000.0, min_cos=0.9):
     ax1.legend(fontsize=11, loc="upper right")
     ax1.grid(alpha=0.3)
     return fig
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+@value("notes-horizon-numerator")
+def notes_horizon_numerator(min_cos: float = 0.9) -> str:
+    """arccos of the tolerance: a pair's horizon times its frequency."""
+    return f"{np.arccos(min_cos):.3f}"
+
+
+@value("bottleneck-d64-b1e4-l100", d=64, base=1e4, length=100)
+@value("bottleneck-d64-b1e4-l1000", d=64, base=1e4, length=1000)
+@value("bottleneck-d64-b1e4-l10000", d=64, base=1e4, length=10000)
+@value("bottleneck-d128-b1e4-l100", d=128, base=1e4, length=100)
+@value("bottleneck-d128-b1e4-l1000", d=128, base=1e4, length=1000)
+@value("bottleneck-d128-b1e4-l10000", d=128, base=1e4, length=10000)
+@value("bottleneck-d128-b5e5-l100", d=128, base=5e5, length=100)
+@value("bottleneck-d128-b5e5-l1000", d=128, base=5e5, length=1000)
+@value("bottleneck-d128-b5e5-l10000", d=128, base=5e5, length=10000)
+def bottleneck_coordinates(
+    d: int = 64, base: float = 1e4, length: int = 100, min_cos: float = 0.9
+) -> str:
+    """d_semantic(L): the coordinates whose pairs stay within the tolerance over ``length``."""
+    return str(2 * int(stable_pair_count(np.array([float(length)]), d, base, min_cos)[0]))
+
+
+@value("notes-slowest-horizon")
+def notes_slowest_horizon(d: int = 64, base: float = 1e4, min_cos: float = 0.9) -> str:
+    """The horizon of the slowest pair, in tokens, to the nearest hundred."""
+    return f"{round(pair_horizons(d, base, min_cos)[-1], -2):.0f}"

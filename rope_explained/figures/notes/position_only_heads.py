@@ -9,11 +9,13 @@ from __future__ import annotations
 import numpy as np
 from matplotlib import colormaps
 
+from ...examples import LONG_PROMPT
 from ...experiments import (
     previous_token_experiment,
     previous_token_scores,
 )
-from .. import register
+from ...model import forward
+from .. import floor_to, register, times_ten, value
 from ..style import COLORS, SEQUENTIAL, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
@@ -69,9 +71,10 @@ def previous_token_patterns(alphas=(1.0, 10.0, 100.0), T=20, D=768, d=64):
     caption=(
         r"Why \(\alpha\) matters: the score per unit \(\alpha\), "
         r"\(\sum_i \cos((n-m+1)\theta_i)\), that query \(m\) gives key \(n\), for \(d = 64\). "
-        r"It peaks at \(d/2 = 32\) on the previous token and is only about 1.08 lower on its "
-        r"two neighbours, \(n = m\) and \(n = m-2\); the softmax turns that gap into a sharp "
-        r"choice only once it is multiplied by a large \(\alpha\)."
+        r"It peaks at \(d/2 = 32\) on the previous token and is only about "
+        r'{{ value("notes-score-gap") }} lower on its two neighbours, \(n = m\) and '
+        r"\(n = m-2\); the softmax turns that gap into a sharp choice only once it is "
+        r"multiplied by a large \(\alpha\)."
     ),
     alt=(
         "Line plot with markers: score per unit alpha against the offset n minus m from -19 "
@@ -100,3 +103,65 @@ def previous_token_score_profile(T=20, d=64):
     ax.set_xticks(np.arange(-(T - 1) + (T - 1) % 3, 1, 3))
     ax.grid(alpha=0.3)
     return fig
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+def _gap(d: int) -> float:
+    """How far the previous token's two neighbours trail it, per unit alpha."""
+    peak, side = previous_token_scores(np.array([0.0, 1.0]), d=d)
+    return float(peak - side)
+
+
+@value("notes-neighbour-score")
+def notes_neighbour_score(d: int = 64) -> str:
+    """The score per unit alpha of the previous token's neighbours, sum_i cos(theta_i)."""
+    return f"{previous_token_scores(np.array([1.0]), d=d)[0]:.2f}"
+
+
+@value("notes-score-gap")
+def notes_score_gap(d: int = 64) -> str:
+    """How far the neighbours trail the peak d/2, per unit alpha."""
+    return f"{_gap(d):.2f}"
+
+
+@value("notes-gap-exponent-10", alpha=10.0, decimals=1)
+@value("notes-gap-exponent-100", alpha=100.0, decimals=0)
+def notes_gap_exponent(alpha: float = 10.0, decimals: int = 1, d: int = 64) -> str:
+    """The score gap at sharpness ``alpha``, the exponent of the neighbours' weight ratio."""
+    return f"{alpha * _gap(d):.{decimals}f}"
+
+
+@value("notes-two-neighbours-estimate")
+def notes_two_neighbours_estimate(alpha: float = 10.0, d: int = 64) -> str:
+    """The estimate 2 e^(-alpha gap) of the weight the two neighbours get together (TeX)."""
+    return times_ten(2 * np.exp(-alpha * _gap(d)), 0)
+
+
+@value("notes-mean-weight-1", alpha=1.0, decimals=3)
+@value("notes-mean-weight-10", alpha=10.0, decimals=5)
+def notes_mean_weight(alpha: float = 1.0, decimals: int = 3) -> str:
+    """Experiment 1: the weight on the previous token, averaged over the queries that have one."""
+    return f"{np.diag(previous_token_experiment()[alpha], k=-1).mean():.{decimals}f}"
+
+
+@value("notes-left-weight-10", alpha=10.0)
+def notes_left_weight(alpha: float = 10.0) -> str:
+    """Experiment 1: the mean weight left off the previous token (TeX)."""
+    return times_ten(1 - np.diag(previous_token_experiment()[alpha], k=-1).mean(), 0)
+
+
+@value("notes-spill-1")
+def notes_spill(alpha: float = 1.0) -> str:
+    """Experiment 1: the weight a late query (m >= T/2) gives itself, the most of any."""
+    A = previous_token_experiment()[alpha]
+    T = len(A)
+    return f"{max(A[m, m] for m in range(T // 2, T)):.2f}"
+
+
+@value("notes-model-min-weight")
+def notes_model_min_weight(text: str = LONG_PROMPT) -> str:
+    """The smallest weight layer 0 of the site's model puts on the previous token, rounded
+    down, on the longest prompt the playground takes."""
+    return floor_to(np.diag(forward(text).A0, k=-1).min(), 5)

@@ -9,13 +9,17 @@ from __future__ import annotations
 import numpy as np
 from matplotlib import colormaps
 
+from ...embedding import letter_angle
 from ...experiments import (
     d0_sweep_values,
+    induction_prompts,
     semantic_head_experiment,
     semantic_head_inputs,
     semantic_recency,
 )
-from .. import register
+from ...model import Config
+from ...rope import frequencies
+from .. import register, times_ten, value
 from ..style import COLORS, SEQUENTIAL, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
@@ -33,8 +37,9 @@ def _masked_attention_cmap():
         r"vector, so without RoPE all keys would score alike. With RoPE the last query's score, "
         r"divided by its score against itself, falls with the distance \(m - n\). Keeping only "
         r"the slow pairs (larger \(d_0\)) flattens the curve; the lower panel zooms in on the "
-        r"top 2 %: over 999 tokens the four slowest pairs lose 1.9 % and the slowest pair "
-        r"alone 0.9 %. The distance axis is logarithmic beyond 1."
+        r"top 2 %: over 999 tokens the four slowest pairs lose "
+        r'{{ value("notes-recency-loss-56") }} % and the slowest pair alone '
+        r'{{ value("notes-recency-loss-62") }} %. The distance axis is logarithmic beyond 1.'
     ),
     alt=(
         "Two stacked line plots sharing a distance axis from 0 to 999 tokens (logarithmic "
@@ -129,3 +134,106 @@ def semantic_sweep(T=1000, D=768, d=64):
     axes[-1].set_xlabel(r"key position $n$ (the query is at $m = 999$)")
     fig.supylabel(r"$q_m^T k_n \,/\, \|s_{d_0:}\|^2$", fontsize=12)
     return fig
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+def _recency_by_distance(T: int, d: int, d0: int) -> np.ndarray:
+    """The last query's normalised score against the key at distance 0, 1, ..., T - 1."""
+    s = semantic_recency(T=T, d=d, d0=d0)
+    return (s / s[-1])[::-1]
+
+
+@value("notes-recency-at-10")
+def notes_recency_at_10(T: int = 1000, d: int = 64, distance: int = 10) -> str:
+    """With every pair in use: the normalised score at ``distance``."""
+    return f"{_recency_by_distance(T, d, 0)[distance]:.2f}"
+
+
+@value("notes-recency-min", end="min")
+@value("notes-recency-max", end="max")
+def notes_recency_range(end: str = "min", T: int = 1000, d: int = 64, beyond: int = 10) -> str:
+    """With every pair in use: the lowest (or highest) normalised score past ``beyond``."""
+    far = _recency_by_distance(T, d, 0)[beyond:]
+    return f"{(far.min() if end == 'min' else far.max()):.2f}"
+
+
+@value("notes-recency-loss-56", d0=56)
+@value("notes-recency-loss-62", d0=62)
+def notes_recency_loss(d0: int = 56, T: int = 1000, d: int = 64) -> str:
+    """How much of its score, in percent, the farthest key loses when the head keeps the
+    pairs from ``d0 / 2`` on."""
+    return f"{100 * (1 - _recency_by_distance(T, d, d0)[-1]):.1f}"
+
+
+@value("notes-slowest-frequency")
+def notes_slowest_frequency(d: int = 64) -> str:
+    """The frequency of the slowest pair (TeX)."""
+    return times_ten(frequencies(d)[-1], 2)
+
+
+@value("notes-slowest-turn")
+def notes_slowest_turn(T: int = 1000, d: int = 64) -> str:
+    """How far, in radians, the slowest pair turns over T - 1 tokens."""
+    return f"{(T - 1) * frequencies(d)[-1]:.3f}"
+
+
+@value("notes-slowest-cos")
+def notes_slowest_cos(T: int = 1000, d: int = 64) -> str:
+    """The cosine of that angle."""
+    return f"{np.cos((T - 1) * frequencies(d)[-1]):.3f}"
+
+
+@value("notes-slowest-drop")
+def notes_slowest_drop(T: int = 1000, d: int = 64) -> str:
+    """The drop 1 - cos of that angle, in percent."""
+    return f"{100 * (1 - np.cos((T - 1) * frequencies(d)[-1])):.1f}"
+
+
+@value("notes-flatness-0", d0=0)
+@value("notes-flatness-32", d0=32)
+@value("notes-flatness-48", d0=48)
+@value("notes-flatness-56", d0=56)
+@value("notes-flatness-62", d0=62)
+def notes_flatness(d0: int = 0) -> str:
+    """Experiment 3: the spread (max - min) / max of the last query's scores."""
+    scores = semantic_head_experiment(d0_values=(d0,))[d0]
+    return f"{np.ptp(scores) / scores.max():.3f}"
+
+
+def _benchmark_lengths() -> np.ndarray:
+    return np.array([len(p.text) for p in induction_prompts()])
+
+
+@value("notes-benchmark-max-length")
+def notes_benchmark_max_length() -> str:
+    """The length of the longest prompt of the induction benchmark."""
+    return str(_benchmark_lengths().max())
+
+
+@value("notes-benchmark-max-distance")
+def notes_benchmark_max_distance() -> str:
+    """The largest distance between two of its tokens."""
+    return str(_benchmark_lengths().max() - 1)
+
+
+@value("notes-benchmark-max-turn")
+def notes_benchmark_max_turn() -> str:
+    """How far, in radians, the slowest pair turns over that distance."""
+    cfg = Config()
+    return f"{(_benchmark_lengths().max() - 1) * frequencies(cfg.d, cfg.base)[-1]:.3f}"
+
+
+@value("notes-half-letter-gap")
+def notes_half_letter_gap() -> str:
+    """Half the angle between neighbouring letters, pi/26, in radians."""
+    return f"{(letter_angle('b') - letter_angle('a')) / 2:.3f}"
+
+
+@value("notes-distance-limit")
+def notes_distance_limit() -> str:
+    """The distance at which the slowest pair has turned by pi/26."""
+    cfg = Config()
+    half_step = (letter_angle("b") - letter_angle("a")) / 2
+    return f"{half_step / frequencies(cfg.d, cfg.base)[-1]:.0f}"

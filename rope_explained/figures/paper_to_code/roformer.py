@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...rope import apply_rope, frequencies, scaled_frequencies
-from .. import register
+from .. import register, value
 from ..style import COLORS, DIVERGING, centred_norm, new_figure
 
 
@@ -83,8 +83,10 @@ def layouts(d=16):
     r"the same content (\(k = q\), mean over 200 random vectors) keep about half of their "
     r"score at distance 50 and about a quarter, with ripples, near 500; for independent "
     r"random \(q, k\) the typical size (root mean square) does not decay.",
-    alt="Two line plots against relative distance 0 to 512. Left: the bound starts at 32.5, falls "
-    "quickly to about 10 by distance 100, then slowly and with ripples, to between 5 and 11 "
+    alt="Two line plots against relative distance 0 to 512. Left: the bound starts at "
+    '{{ value("paper-decay-bound-start") }}, falls quickly to about '
+    '{{ value("paper-decay-bound-100") }} by distance 100, then slowly and with ripples, to '
+    "between 5 and 11 "
     "near 500. Right: the mean score for k equal to q falls from 1 to about 0.5 at distance 50 "
     "and ripples around 0.25 near 500; the root-mean-square score of independent pairs stays "
     "near 1 throughout.",
@@ -167,3 +169,14 @@ def context_wavelengths(d=128, base=10000.0, factor=4.0, original_max_position=2
     axes[2].text(d // 2 - 1, original_max_position * 0.8, r"$L$", ha="right", va="top")
     axes[2].text(d // 2 - 1, factor * original_max_position * 1.2, r"$sL$", ha="right", va="bottom")
     return fig
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+@value("paper-decay-bound-start", distance=0, decimals=1)
+@value("paper-decay-bound-100", distance=100, decimals=0)
+def paper_decay_bound(distance: int = 0, decimals: int = 1, d: int = 128) -> str:
+    """The paper's bound factor (1/(d/2)) sum_j |S_j| at one relative distance."""
+    S = np.cumsum(np.exp(1j * distance * frequencies(d)))  # S_j, j = 1..d/2
+    return f"{np.abs(S).mean():.{decimals}f}"
