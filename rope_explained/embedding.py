@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_head_dim
+from ._checks import check_array, check_bool, check_head_dim, check_size, show
 
 #: The output vocabulary: the 26 lower-case letters, in order; ``idx(t)`` is the index here.
 VOCAB: tuple[str, ...] = tuple("abcdefghijklmnopqrstuvwxyz")
@@ -35,12 +35,14 @@ LETTER_STEP = np.pi / 13
 def letter_angle(token: str) -> float:
     r"""The angle \(a_t = \mathrm{idx}(t)\,\pi/13\) of a letter on the embedding circle.
 
+    ``token`` is one lower-case letter a-z.
+
     Examples:
         >>> round(letter_angle("n"), 6) == round(np.pi, 6)
         True
     """
-    if token not in VOCAB:
-        raise ValueError(f"token {token!r} is not in the vocabulary a-z")
+    if not isinstance(token, str) or token not in VOCAB:
+        raise ValueError(f"token must be one letter a-z (the vocabulary); got {show(token)}")
     return VOCAB.index(token) * LETTER_STEP
 
 
@@ -48,14 +50,16 @@ def embed_index(idx: np.ndarray | int, d: int) -> np.ndarray:
     r"""The demo embedding for integer indices: \(\tfrac12\sin(\mathrm{idx}\,\pi/13 + 0.1j)\).
 
     Works for any integer, which is how one sees the period: ``embed_index(26, d)`` equals
-    ``embed_index(0, d)`` to rounding.
+    ``embed_index(0, d)`` to rounding. ``idx`` is a number or an array of finite numbers;
+    ``d`` is even, in ``[2, 4096]``; the result has at most ``2**25`` entries.
 
     Examples:
         >>> bool(np.allclose(embed_index(26, 8), embed_index(0, 8)))
         True
     """
     d = check_head_dim(d)
-    idx = np.asarray(idx, dtype=np.float64)
+    idx = check_array("idx", idx, min_size=0)
+    check_size("idx.size x d", idx.size * d)
     j = np.arange(d, dtype=np.float64)
     return 0.5 * np.sin(idx[..., None] * LETTER_STEP + 0.1 * j)  # (..., d)
 
@@ -97,7 +101,7 @@ def plane_reader(d: int) -> np.ndarray:
         >>> np.round(P @ embedding_matrix(64)[13], 9)  # 'n' sits at angle pi
         array([-1.,  0.])
     """
-    B = plane_basis(d)  # (2, d)
+    B = plane_basis(d)  # (2, d); checks d
     return 2.0 * np.linalg.pinv(B.T)  # (2, d): pinv(B^T) B^T = I
 
 
@@ -112,6 +116,7 @@ def tokenize(text: str, fold_case: bool = True) -> list[str]:
         >>> tokenize("Abc")
         ['a', 'b', 'c']
     """
+    check_bool("fold_case", fold_case)
     if not isinstance(text, str):
         raise ValueError(f"text must be a str; got {type(text).__name__}")
     if text == "":
@@ -121,7 +126,7 @@ def tokenize(text: str, fold_case: bool = True) -> list[str]:
     for pos, ch in enumerate(text):
         if ch not in VOCAB:
             raise ValueError(
-                f"character {ch!r} at position {pos} is outside the vocabulary: "
+                f"text has character {ch!r} at position {pos}, outside the vocabulary: "
                 "only the letters a-z are allowed"
                 + ("" if fold_case else " (upper case is not folded: fold_case=False)")
             )

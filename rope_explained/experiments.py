@@ -10,11 +10,38 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import check_base, check_head_dim, check_int_range, check_positive_finite
+from ._checks import (
+    MAX_LETTERS,
+    MAX_WIDTH,
+    check_array,
+    check_base,
+    check_head_dim,
+    check_int_range,
+    check_seed,
+    check_sharpness,
+    check_size,
+    show,
+)
 from .embedding import VOCAB
 from .heads import constant_key_vector
 from .model import causal_softmax, forward, make_config
 from .rope import apply_rope, frequencies, rotation_matrix
+
+#: Most values a sweep argument (``alphas``, ``d0_values``) may hold.
+MAX_SWEEP = 64
+#: Most letters :func:`induction_prompts` writes in one call (``n * max_len``).
+MAX_PROMPT_LETTERS = 10_000_000
+#: Most prompts :func:`induction_accuracy` scores in one call.
+MAX_PROMPTS = 100_000
+
+
+def _check_sweep(name: str, values: object) -> list:
+    """A list, tuple or 1-D array of 1 to :data:`MAX_SWEEP` values."""
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        values = values.tolist()
+    if not isinstance(values, list | tuple) or not 1 <= len(values) <= MAX_SWEEP:
+        raise ValueError(f"{name} must be a list of 1 to {MAX_SWEEP} numbers; got {show(values)}")
+    return list(values)
 
 
 def previous_token_experiment(
@@ -32,6 +59,14 @@ def previous_token_experiment(
     \(c = (1,0,1,0,\ldots)^T\); \(W_q = \alpha R_{\Theta,-1} W_k\); keys and queries
     are rotated by RoPE and the pattern is \(\mathrm{softmax}_{n\le m}(q_m^T k_n)\).
 
+    Args:
+        alphas: 1 to 64 sharpnesses, each in ``(0, 1e6]``.
+        T: number of positions, in ``[2, 4096]`` (``len(alphas) * T * T`` at most ``2**25``).
+        D: residual width, in ``[1, 16384]`` (``T * D`` at most ``2**25``).
+        d: head dimension, even, in ``[2, 4096]``.
+        base: frequency base, in ``(1, 1e12]``.
+        seed: random seed, an integer in ``[0, 2**63 - 1]``.
+
     Returns:
         ``{alpha: A}`` with each ``A`` of shape ``(T, T)``.
 
@@ -40,10 +75,16 @@ def previous_token_experiment(
         >>> bool(np.all(np.diag(A, k=-1) > 0.99))
         True
     """
-    check_int_range("T", T, 2)
+    alphas = [
+        check_sharpness(f"alphas[{i}]", a) for i, a in enumerate(_check_sweep("alphas", alphas))
+    ]
+    T = check_int_range("T", T, 2, 4096)
     d = check_head_dim(d)
-    check_int_range("D", D, 1)
+    D = check_int_range("D", D, 1, MAX_WIDTH)
     base = check_base(base)
+    seed = check_seed(seed)
+    check_size("T x D", T * D)
+    check_size("len(alphas) x T x T", len(alphas) * T * T)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((T, D))  # (T, D)
     x[:, 0] = 1.0  # the constant coordinate W_k reads
@@ -52,7 +93,6 @@ def previous_token_experiment(
     m = np.arange(T, dtype=np.float64)
     out = {}
     for alpha in alphas:
-        alpha = check_positive_finite("alpha", alpha)
         W_q = alpha * rotation_matrix(-1, d, base) @ W_k
         k = apply_rope(x @ W_k.T, m, base)  # (T, d)
         q = apply_rope(x @ W_q.T, m, base)  # (T, d)
@@ -63,7 +103,9 @@ def previous_token_experiment(
 def previous_token_scores(offsets: np.ndarray, d: int = 64, base: float = 10000.0) -> np.ndarray:
     r"""The layer-0 score per unit \(\alpha\) as a function of \(\Delta = n - m + 1\):
     \(\sum_{i=0}^{d/2-1} \cos(\Delta\,\theta_i)\), which peaks at \(d/2\) for
-    \(\Delta = 0\).
+    \(\Delta = 0\). ``offsets`` is a 1-D array of numbers of magnitude at most 1e300; ``d``
+    even, in ``[2, 4096]``; ``base`` in ``(1, 1e12]``; ``len(offsets) * d / 2`` at most
+    ``2**25``.
 
     Examples:
         >>> float(previous_token_scores(np.array([0]), d=64)[0])
@@ -71,16 +113,13 @@ def previous_token_scores(offsets: np.ndarray, d: int = 64, base: float = 10000.
     """
     theta = frequencies(d, base)
     offsets = _check_offsets(offsets)
+    check_size("len(offsets) x d/2", offsets.size * theta.size)
     return np.cos(offsets[:, None] * theta[None, :]).sum(axis=1)
 
 
-def _check_offsets(offsets) -> np.ndarray:
-    offsets = np.asarray(offsets, dtype=np.float64)
-    if offsets.ndim != 1 or not np.all(np.isfinite(offsets)):
-        raise ValueError(
-            f"offsets must be a 1-D array of finite numbers; got shape {offsets.shape}"
-        )
-    return offsets
+def _check_offsets(offsets: object, name: str = "offsets") -> np.ndarray:
+    """A 1-D array of finite numbers of magnitude at most 1e300 (so that angles stay finite)."""
+    return check_array(name, offsets, ndim=1, min_size=0, max_abs=1e300)
 
 
 def semantic_recency(
@@ -94,6 +133,9 @@ def semantic_recency(
     \(\sum_{i \ge d_0/2} \cos((n-m)\theta_i)\,(x_{2i}^2 + x_{2i+1}^2)\): largest for the
     query's own position and falling with distance, although every key carries the same content.
 
+    ``T`` is at least 1 and ``T * d`` at most ``2**25``; ``d`` even, in ``[2, 4096]``;
+    ``base`` in ``(1, 1e12]``; ``d0`` in ``[0, d - 2]``; ``seed`` in ``[0, 2**63 - 1]``.
+
     Returns:
         Scores of shape ``(T,)`` of the query at position ``T-1`` against keys ``0..T-1``.
 
@@ -102,9 +144,12 @@ def semantic_recency(
         >>> int(np.argmax(s))
         49
     """
-    check_int_range("T", T, 1)
+    T = check_int_range("T", T, 1, 2**25)
     d = check_head_dim(d)
+    base = check_base(base)
     check_int_range("d0", d0, 0, d - 2)
+    seed = check_seed(seed)
+    check_size("T x d", T * d)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(d)
     x[:d0] = 0.0  # the coordinates the head does not use
@@ -132,11 +177,12 @@ def semantic_offset_scores(
     ``d0``, ``semantic_recency(T)[n]`` equals ``semantic_offset_scores([n - (T-1)])[0]``.
 
     Args:
-        offsets: 1-D array of finite relative positions \(n - m\).
-        d: head dimension, even and at least 2.
-        base: frequency base, greater than 1.
+        offsets: 1-D array of relative positions \(n - m\), each of magnitude at most 1e300
+            (``len(offsets) * d`` at most ``2**25``).
+        d: head dimension, even, in ``[2, 4096]``.
+        base: frequency base, in ``(1, 1e12]``.
         d0: the number of leading coordinates the head ignores, in ``[0, d-2]``.
-        seed: seed of the random content vector.
+        seed: seed of the random content vector, in ``[0, 2**63 - 1]``.
 
     Returns:
         Array of the shape of ``offsets``.
@@ -147,8 +193,11 @@ def semantic_offset_scores(
         True
     """
     d = check_head_dim(d)
+    base = check_base(base)
     check_int_range("d0", d0, 0, d - 2)
     offsets = _check_offsets(offsets)
+    seed = check_seed(seed)
+    check_size("len(offsets) x d", offsets.size * d)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(d)  # the same draw as semantic_recency
     x[:d0] = 0.0
@@ -181,6 +230,9 @@ def semantic_head_inputs(
     Every \(x_i \in \mathbb{R}^D\) is standard normal; then the last vector gets \(s\) in
     coordinates ``0..d-1`` and every other vector gets \(s\) in coordinates ``d..2d-1``.
 
+    ``T`` is at least 2, ``d`` even in ``[2, 4096]``, ``D`` in ``[2d, 16384]``, ``T * D`` at
+    most ``2**25``, ``seed`` in ``[0, 2**63 - 1]``.
+
     Returns:
         ``(x, s)`` of shapes ``(T, D)`` and ``(d,)``.
 
@@ -189,9 +241,11 @@ def semantic_head_inputs(
         >>> bool(np.all(x[-1, :2] == s) and np.all(x[:-1, 2:4] == s))
         True
     """
-    check_int_range("T", T, 2)
+    T = check_int_range("T", T, 2, 2**25)
     d = check_head_dim(d)
-    check_int_range("D", D, 2 * d)
+    D = check_int_range("D", D, 2 * d, MAX_WIDTH)
+    seed = check_seed(seed)
+    check_size("T x D", T * D)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((T, D))  # (T, D)
     s = rng.standard_normal(d)
@@ -213,6 +267,10 @@ def semantic_head_experiment(
     every earlier key would score \(\|s_{d_0:}\|^2\). RoPE turns that into
     \(\sum_{i \ge d_0/2} \cos((n-m)\theta_i)(s_{2i}^2 + s_{2i+1}^2)\).
 
+    ``d0_values`` is None (the sweep of :func:`d0_sweep_values`) or 1 to 64 integers in
+    ``[0, d - 2]``; the other arguments are those of :func:`semantic_head_inputs`, and ``base``
+    is in ``(1, 1e12]``.
+
     Returns:
         ``{d0: scores}``, the last query's raw scores against keys ``0..T-2`` (its
         predecessors), each of shape ``(T-1,)``.
@@ -222,13 +280,18 @@ def semantic_head_experiment(
         >>> bool(np.ptp(out[62]) / out[62].max() < 1e-3)  # the slowest pair: nearly flat
         True
     """
-    x, _ = semantic_head_inputs(T, D, d, seed)
+    d = check_head_dim(d)
+    base = check_base(base)
     if d0_values is None:
         d0_values = d0_sweep_values(d)
+    d0_values = [
+        check_int_range(f"d0_values[{i}]", d0, 0, d - 2)
+        for i, d0 in enumerate(_check_sweep("d0_values", d0_values))
+    ]
+    x, _ = semantic_head_inputs(T, D, d, seed)
     m = np.arange(T, dtype=np.float64)
     out = {}
     for d0 in d0_values:
-        d0 = check_int_range("d0", d0, 0, d - 2)
         keep = np.r_[np.zeros(d0), np.ones(d - d0)]
         W_Q = np.zeros((d, D))
         W_Q[:, :d] = np.diag(keep)
@@ -241,11 +304,15 @@ def semantic_head_experiment(
 
 
 def _check_min_cos(min_cos: object) -> float:
+    message = f"min_cos must be a number in (-1, 1); got {show(min_cos)}"
     if isinstance(min_cos, bool) or not isinstance(min_cos, numbers.Real):
-        raise ValueError(f"min_cos must be a number in (-1, 1); got {min_cos!r}")
-    value = float(min_cos)
-    if not -1.0 < value < 1.0:
-        raise ValueError(f"min_cos must be a number in (-1, 1); got {min_cos!r}")
+        raise ValueError(message)
+    try:
+        value = float(min_cos)
+    except OverflowError:
+        raise ValueError(message) from None
+    if not -1.0 < value < 1.0:  # NaN fails too
+        raise ValueError(message)
     return value
 
 
@@ -261,8 +328,8 @@ def pair_horizons(d: int = 64, base: float = 10000.0, min_cos: float = 0.9) -> n
     $$
 
     Args:
-        d: head dimension, even and at least 2.
-        base: frequency base, greater than 1.
+        d: head dimension, even, in ``[2, 4096]``.
+        base: frequency base, in ``(1, 1e12]``.
         min_cos: the tolerance \(c_\min\), a number in ``(-1, 1)``; 0.9 allows a 10 % drift.
 
     Returns:
@@ -287,9 +354,10 @@ def stable_pair_count(
     (\(d_\text{semantic}\) in Wendler's notes, for this tolerance).
 
     Args:
-        distances: 1-D array of non-negative, finite distances in tokens.
-        d: head dimension, even and at least 2.
-        base: frequency base, greater than 1.
+        distances: 1-D array of non-negative distances in tokens, at most 1e300
+            (``len(distances) * d / 2`` at most ``2**25``).
+        d: head dimension, even, in ``[2, 4096]``.
+        base: frequency base, in ``(1, 1e12]``.
         min_cos: the tolerance \(c_\min\), a number in ``(-1, 1)``.
 
     Returns:
@@ -299,20 +367,55 @@ def stable_pair_count(
         >>> stable_pair_count(np.array([100, 1000, 10000]), d=64)
         array([13,  5,  0])
     """
-    distances = _check_offsets(distances)
-    if np.any(distances < 0):
+    distances = _check_offsets(distances, "distances")
+    if distances.size and distances.min() < 0:
         raise ValueError(f"distances must be >= 0; got minimum {distances.min()}")
     horizons = pair_horizons(d, base, min_cos)  # (d/2,)
+    check_size("len(distances) x d/2", distances.size * horizons.size)
     return (distances[:, None] <= horizons[None, :]).sum(axis=1)
 
 
 @dataclass(frozen=True)
 class InductionPrompt:
-    """A prompt ``... A B ... A`` and the letter that should follow it (``B``)."""
+    """A prompt ``... A B ... A`` and the letter that should follow it (``B``).
+
+    ``text`` is 3 to :data:`~rope_explained.model.MAX_LETTERS` letters a-z whose last letter
+    is the one at ``first`` (an integer in ``[0, len(text) - 3]``), and ``answer`` is the letter
+    after it; anything else is refused with a ``ValueError``.
+    """
 
     text: str
     answer: str
     first: int  # position (in the text) of the first A
+
+    def __post_init__(self) -> None:
+        text = self.text
+        if not (isinstance(text, str) and 3 <= len(text) <= MAX_LETTERS and _letters(text)):
+            raise ValueError(f"text must be 3 to {MAX_LETTERS} letters a-z; got {show(text)}")
+        first = self.first
+        if isinstance(first, bool) or not isinstance(first, numbers.Integral):
+            raise ValueError(f"first must be an integer position in text; got {show(first)}")
+        if not 0 <= first <= len(text) - 3:
+            raise ValueError(
+                f"first must be in [0, {len(text) - 3}] (text has {len(text)} letters); "
+                f"got {show(first)}"
+            )
+        first = int(first)
+        if text[first] != text[-1]:
+            raise ValueError(
+                f"first must be the position of the text's last letter {text[-1]!r} earlier on; "
+                f"got {first}, where the text has {text[first]!r}"
+            )
+        if not isinstance(self.answer, str) or self.answer != text[first + 1]:
+            raise ValueError(
+                f"answer must be the letter after position first ({text[first + 1]!r}); "
+                f"got {show(self.answer)}"
+            )
+
+
+def _letters(text: str) -> bool:
+    """True if ``text`` holds only the letters a-z."""
+    return text.isascii() and text.isalpha() and text.islower()
 
 
 def induction_prompts(
@@ -324,14 +427,24 @@ def induction_prompts(
     ``A``; the first ``A`` is at a uniform position with room for ``B`` after it; every other
     letter is uniform over the 25 letters other than ``A`` (so they may repeat).
 
+    ``n`` is in ``[1, 100000]``, ``min_len`` in ``[3, 8192]``, ``max_len`` in
+    ``[min_len, 8192]`` and ``n * max_len`` at most :data:`MAX_PROMPT_LETTERS` (ten million);
+    ``seed`` in ``[0, 2**63 - 1]``.
+
     Examples:
         >>> p = induction_prompts(n=1, seed=1)[0]
         >>> p.text[p.first] == p.text[-1] and p.text[p.first + 1] == p.answer
         True
     """
-    check_int_range("n", n, 1)
-    check_int_range("min_len", min_len, 3)
-    check_int_range("max_len", max_len, min_len)
+    n = check_int_range("n", n, 1, MAX_PROMPTS)
+    min_len = check_int_range("min_len", min_len, 3, MAX_LETTERS)
+    max_len = check_int_range("max_len", max_len, min_len, MAX_LETTERS)
+    seed = check_seed(seed)
+    if n * max_len > MAX_PROMPT_LETTERS:
+        raise ValueError(
+            f"n x max_len = {n:,} x {max_len:,} letters is more than the "
+            f"{MAX_PROMPT_LETTERS:,} induction_prompts writes at once; lower n or max_len"
+        )
     rng = np.random.default_rng(seed)
     prompts = []
     for _ in range(n):
@@ -348,10 +461,20 @@ def induction_prompts(
 def induction_accuracy(prompts: list[InductionPrompt], **config) -> float:
     """Fraction of ``prompts`` for which the model's top prediction is the right ``B``.
 
+    ``prompts`` is a list of 1 to 100,000 :class:`InductionPrompt`; ``config`` as for
+    :func:`~rope_explained.model.forward`.
+
     Examples:
         >>> induction_accuracy(induction_prompts(n=20, max_len=32))
         1.0
     """
     make_config(**config)  # refuse bad settings before the loop
+    if not isinstance(prompts, list | tuple) or not 1 <= len(prompts) <= MAX_PROMPTS:
+        raise ValueError(
+            f"prompts must be a list of 1 to {MAX_PROMPTS:,} InductionPrompt; got {show(prompts)}"
+        )
+    for i, p in enumerate(prompts):
+        if not isinstance(p, InductionPrompt):
+            raise ValueError(f"prompts[{i}] must be an InductionPrompt; got {show(p)}")
     hits = sum(forward(p.text, **config).prediction == p.answer for p in prompts)
     return hits / len(prompts)

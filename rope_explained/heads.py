@@ -35,17 +35,33 @@ Layer 0 is the previous-token head of Wendler's notes. Layer 1 comes in two vari
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
+from ._checks import (
+    MAX_LETTERS,
+    check_array,
+    check_base,
+    check_choice,
+    check_head_dim,
+    check_int_range,
+    check_model_dims,
+    check_sharpness,
+    show,
+)
 from .embedding import VOCAB, letter_angle, plane_reader
 from .rope import rotation_matrix
 
 HEADS = ("induction", "rank1")
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
+def _frozen(name: str, array: object, shape: tuple[int | None, ...], why: str = "") -> np.ndarray:
+    """A read-only float64 copy of a finite array of the given shape (None: any length)."""
+    array = check_array(name, array, ndim=len(shape))
+    want = tuple(n if n is not None else m for n, m in zip(shape, array.shape, strict=True))
+    if array.shape != want:
+        raise ValueError(f"{name} must have shape {want}{why}; got shape {array.shape}")
     array = np.array(array, dtype=np.float64)  # a copy the caller cannot reach
     array.flags.writeable = False
     return array
@@ -57,7 +73,8 @@ class HeadWeights:
 
     In the page's column-vector notation \(k_n = W_k h_n\), \(q_m = W_q h_m\),
     \(v_n = W_v h_n\) and the head writes \(W_o \sum_n A_{m,n} v_n\) into the residual
-    stream.
+    stream. Each is a finite 2-D array: ``W_q``, ``W_k``, ``W_v`` of one shape ``(d, D)`` and
+    ``W_o`` of shape ``(D, d)``.
     """
 
     W_q: np.ndarray  # (d, D)
@@ -66,20 +83,32 @@ class HeadWeights:
     W_o: np.ndarray  # (D, d)
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            object.__setattr__(self, f.name, _frozen(getattr(self, f.name)))
+        W_q = _frozen("W_q", self.W_q, (None, None))
+        d, D = W_q.shape
+        object.__setattr__(self, "W_q", W_q)
+        for name, shape, why in (
+            ("W_k", (d, D), ", that of W_q"),
+            ("W_v", (d, D), ", that of W_q"),
+            ("W_o", (D, d), ", that of W_q transposed"),
+        ):
+            object.__setattr__(self, name, _frozen(name, getattr(self, name), shape, why))
 
 
 @dataclass(frozen=True)
 class Readout:
-    r"""The unembedding: \(\mathrm{logits} = W_\mathrm{out} h + b_\mathrm{out}\)."""
+    r"""The unembedding: \(\mathrm{logits} = W_\mathrm{out} h + b_\mathrm{out}\).
+
+    ``W_out`` is a finite array of shape ``(26, D)``, ``b_out`` one of shape ``(26,)``.
+    """
 
     W_out: np.ndarray  # (26, D)
     b_out: np.ndarray  # (26,)
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            object.__setattr__(self, f.name, _frozen(getattr(self, f.name)))
+        V = len(VOCAB)
+        why = " (one row per letter)"
+        object.__setattr__(self, "W_out", _frozen("W_out", self.W_out, (V, None), why))
+        object.__setattr__(self, "b_out", _frozen("b_out", self.b_out, (V,), why))
 
 
 @dataclass(frozen=True)
@@ -91,12 +120,30 @@ class Weights:
     L1: HeadWeights
     readout: Readout
 
+    def __post_init__(self) -> None:
+        for name, kind in (("L0", HeadWeights), ("L1", HeadWeights), ("readout", Readout)):
+            value = getattr(self, name)
+            if not isinstance(value, kind):
+                raise ValueError(f"{name} must be a {kind.__name__}; got {show(value)}")
+        shapes = {"L0": self.L0.W_q.shape, "L1": self.L1.W_q.shape}
+        if shapes["L0"] != shapes["L1"]:
+            raise ValueError(f"L0 and L1 must have the same (d, D); got {shapes}")
+        if self.readout.W_out.shape[1] != shapes["L0"][1]:
+            raise ValueError(
+                f"readout.W_out must have D = {shapes['L0'][1]} columns, as L0 and L1; "
+                f"got shape {self.readout.W_out.shape}"
+            )
+
 
 @dataclass(frozen=True)
 class Slots:
-    """Index ranges of the residual stream's slots for head dimension ``d``."""
+    """Index ranges of the residual stream's slots for head dimension ``d`` (even, in
+    ``[2, 4096]``)."""
 
     d: int
+
+    def __post_init__(self) -> None:
+        check_head_dim(self.d)
 
     @property
     def bias(self) -> int:
@@ -116,8 +163,9 @@ class Slots:
 
 
 def constant_key_vector(d: int) -> np.ndarray:
-    r"""The layer-0 key before rotation, \(c = (1, 0, 1, 0, \ldots, 1, 0)^T\)."""
-    c = np.zeros(d)
+    r"""The layer-0 key before rotation, \(c = (1, 0, 1, 0, \ldots, 1, 0)^T\) (``d`` even, in
+    ``[2, 4096]``)."""
+    c = np.zeros(check_head_dim(d))
     c[0::2] = 1.0
     return c
 
@@ -129,9 +177,14 @@ def previous_token_weights(d: int, D: int, base: float, alpha: float, offset: in
     zero, so \(W_k h = h_0\, c = c\). The value map reads the ``tok`` slot and the output
     map writes it into the ``prev`` slot.
 
-    Returns the :class:`HeadWeights` (``W_q``, ``W_k``, ``W_v`` of shape ``(d, D)``, ``W_o`` of
-    shape ``(D, d)``).
+    The arguments have the ranges of :class:`~rope_explained.model.Config`. Returns the
+    :class:`HeadWeights` (``W_q``, ``W_k``, ``W_v`` of shape ``(d, D)``, ``W_o`` of shape
+    ``(D, d)``).
     """
+    d, D = check_model_dims(d, D)
+    base = check_base(base)
+    alpha = check_sharpness("alpha", alpha)
+    offset = check_int_range("offset", offset, 0, MAX_LETTERS)
     s = Slots(d)
     W_k = np.zeros((d, D))
     W_k[:, s.bias] = constant_key_vector(d)
@@ -150,8 +203,9 @@ def induction_weights(d: int, D: int, beta: float, head: str = "induction") -> H
     ``(d-2, d-1)``; the value map reads the ``tok`` slot and the output map writes it into
     the ``out`` slot.
     """
-    if head not in HEADS:
-        raise ValueError(f"unknown head {head!r}; allowed: {', '.join(HEADS)}")
+    d, D = check_model_dims(d, D)
+    beta = check_sharpness("beta", beta)
+    check_choice("head", head, HEADS)
     s = Slots(d)
     P = plane_reader(d)  # (2, d): E[t] -> (cos a_t, sin a_t)
     slow = slice(d - 2, d)  # the slowest-turning RoPE pair
@@ -185,6 +239,8 @@ def readout_weights(d: int, D: int, gamma: float) -> Readout:
 
     Returns the :class:`Readout` (``W_out`` of shape ``(26, D)``, ``b_out`` of shape ``(26,)``).
     """
+    d, D = check_model_dims(d, D)
+    gamma = check_sharpness("gamma", gamma)
     s = Slots(d)
     P = plane_reader(d)
     angles = np.array([letter_angle(t) for t in VOCAB])

@@ -27,12 +27,27 @@ The code keeps one row per position: ``h`` is ``(T, D)``, so the same map reads
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import check_base, check_head_dim, check_int_range, check_positive_finite
+from . import _checks
+from ._checks import (
+    MAX_ARRAY_SIZE,
+    check_array,
+    check_base,
+    check_bool,
+    check_choice,
+    check_int_range,
+    check_model_dims,
+    check_sharpness,
+    check_text,
+    show,
+)
 from .embedding import BOS, VOCAB, embedding_matrix, tokenize
 from .heads import (
     HEADS,
@@ -44,41 +59,54 @@ from .heads import (
 )
 from .rope import apply_rope
 
+#: The longest text :func:`forward` accepts, 8,192 letters. The trace holds four T x T float64
+#: matrices (the scores and patterns of both layers, T = letters + 1 with the start token): at
+#: 8,192 letters that is 2.1 GB, and the pass peaks at about 2.2 GiB. Longer texts are refused
+#: before anything is computed. (The playground's own, lower limit is
+#: :data:`rope_explained.examples.MAX_LETTERS`.)
+MAX_LETTERS = _checks.MAX_LETTERS
+
 
 @dataclass(frozen=True)
 class Config:
-    """Settings of the model; the defaults are the ones every page of the site uses."""
+    """Settings of the model; the defaults are the ones every page of the site uses.
 
-    d: int = 64  # head dimension; also the width of each residual slot (the document's d)
-    D: int = 256  # residual-stream width; needs D >= 3d + 1 (bias, tok, prev, out)
-    base: float = 10000.0  # RoPE frequency base, as in RoFormer
-    alpha: float = 10.0  # sharpness of the previous-token head: W_q = alpha R_{-offset} W_k
-    offset: int = 1  # how far back layer 0 looks (1: the previous token)
+    Each setting is checked when a ``Config`` is made, and a value outside its range (the
+    comments below) is refused with a ``ValueError`` naming it. The upper limits keep every
+    score finite and the trace in memory: with ``alpha``, ``beta``, ``gamma`` at most 1e6 no
+    score, logit or probability overflows, and with ``D`` at most 2,048 and at most
+    :data:`MAX_LETTERS` (8,192) letters the trace stays under about 3 GB.
+    """
+
+    d: int = 64  # head dimension, even, in [2, 512]; also the width of each residual slot
+    D: int = 256  # residual-stream width, in [3d + 1, 2048] (bias, tok, prev, out)
+    base: float = 10000.0  # RoPE frequency base, in (1, 1e12]; RoFormer's 10000
+    alpha: float = 10.0  # previous-token sharpness, in (0, 1e6]: W_q = alpha R_{-offset} W_k
+    offset: int = 1  # how far back layer 0 looks, in [0, 8192] (1: the previous token)
     head: str = "induction"  # layer-1 head: "induction" (works) or "rank1" (the document's)
-    beta: float = 1000.0  # sharpness of the layer-1 head (scales its queries)
-    gamma: float = 100.0  # sharpness of the readout: logit of letter v is gamma cos(a_v - a_B)
-    bos: bool = True  # put the start token <s> (zero embedding) at position 0
+    beta: float = 1000.0  # sharpness of the layer-1 head (scales its queries), in (0, 1e6]
+    gamma: float = 100.0  # readout sharpness, in (0, 1e6]: logit of v is gamma cos(a_v - a_B)
+    bos: bool = True  # put the start token <s> (zero embedding) at position 0: True or False
 
     def __post_init__(self) -> None:
-        check_head_dim(self.d)
-        check_int_range("D", self.D, 3 * self.d + 1)
+        check_model_dims(self.d, self.D)
         check_base(self.base)
-        check_positive_finite("alpha", self.alpha)
-        check_int_range("offset", self.offset, 0)
-        if self.head not in HEADS:
-            raise ValueError(f"unknown head {self.head!r}; allowed: {', '.join(HEADS)}")
-        check_positive_finite("beta", self.beta)
-        check_positive_finite("gamma", self.gamma)
-        if not isinstance(self.bos, bool):
-            raise ValueError(f"bos must be True or False; got {self.bos!r}")
+        check_sharpness("alpha", self.alpha)
+        check_int_range("offset", self.offset, 0, MAX_LETTERS)
+        check_choice("head", self.head, HEADS)
+        check_sharpness("beta", self.beta)
+        check_sharpness("gamma", self.gamma)
+        check_bool("bos", self.bos)
 
 
 def make_config(**config) -> Config:
     """A :class:`Config` from keyword settings, refusing unknown names with a ``ValueError``."""
-    known = {f.name for f in dataclasses.fields(Config)}
-    unknown = sorted(set(config) - known)
+    known = [f.name for f in dataclasses.fields(Config)]
+    unknown = sorted(set(config) - set(known))
     if unknown:
-        raise ValueError(f"unknown setting(s) {unknown}; allowed: {sorted(known)}")
+        names = ", ".join(show(name) for name in unknown[:3])
+        more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+        raise ValueError(f"unknown setting(s) {names}{more}; allowed: {', '.join(known)}")
     return Config(**config)
 
 
@@ -110,6 +138,10 @@ class Trace:
     | `h2` | (T, D) | \(h^{(1)} + o^{(1)}\) |
     | `logits` | (T, V) | \(W_\mathrm{out} h^{(2)} + b_\mathrm{out}\) |
     | `probs` | (T, V) | softmax of `logits`: \(P(\text{next letter} \mid t_{\le m})\) |
+
+    :func:`forward` makes it. Made by hand, every field is checked: ``config`` a
+    :class:`Config`, ``tokens`` a list of 1 to ``MAX_LETTERS + 1`` tokens, ``vocab`` the 26
+    letters, ``weights`` of the config's ``(d, D)``, and every array finite with the shape above.
     """
 
     config: Config
@@ -139,6 +171,36 @@ class Trace:
     logits: np.ndarray = field(repr=False)
     probs: np.ndarray = field(repr=False)
 
+    def __post_init__(self) -> None:
+        self._check(finite=not _IN_FORWARD.get())
+
+    def _check(self, finite: bool) -> None:
+        if not isinstance(self.config, Config):
+            raise ValueError(f"config must be a Config; got {show(self.config)}")
+        tokens = self.tokens
+        if not isinstance(tokens, list) or not 1 <= len(tokens) <= MAX_LETTERS + 1:
+            raise ValueError(
+                f"tokens must be a list of 1 to {MAX_LETTERS + 1} tokens; got {show(tokens)}"
+            )
+        _check_tokens(tokens)
+        if not isinstance(self.vocab, list) or self.vocab != list(VOCAB):
+            raise ValueError(f"vocab must be the 26 letters a-z as a list; got {show(self.vocab)}")
+        c = self.config
+        if not isinstance(self.weights, Weights) or self.weights.L0.W_q.shape != (c.d, c.D):
+            raise ValueError(
+                f"weights must be the Weights of a model with d={c.d}, D={c.D}; "
+                f"got {show(self.weights)}"
+            )
+        dims = {"T": len(tokens), "d": c.d, "D": c.D, "V": len(VOCAB)}
+        for name, axes in _TRACE_SHAPES.items():
+            shape = tuple(dims[a] for a in axes)
+            value = getattr(self, name)
+            if finite:
+                value = check_array(name, value, shape=shape, max_size=(MAX_LETTERS + 1) ** 2)
+                object.__setattr__(self, name, value)
+            elif not isinstance(value, np.ndarray) or value.shape != shape:
+                raise ValueError(f"{name} must be an array of shape {shape}; got {show(value)}")
+
     @property
     def attention(self) -> tuple[np.ndarray, np.ndarray]:
         """The two attention patterns, layer 0 first, each ``(T, T)``."""
@@ -161,32 +223,95 @@ class Trace:
         return self.vocab[int(np.argmax(self.probs[-1]))]
 
 
+#: True while :func:`forward` makes its :class:`Trace`: its arrays were just computed from checked
+#: settings, so the Trace checks their types and shapes but does not read the four T x T
+#: matrices (2 GB at the longest text) again for NaN.
+_IN_FORWARD: contextvars.ContextVar[bool] = contextvars.ContextVar("in_forward", default=False)
+
+
+@contextlib.contextmanager
+def _in_forward() -> Iterator[None]:
+    token = _IN_FORWARD.set(True)
+    try:
+        yield
+    finally:
+        _IN_FORWARD.reset(token)
+
+
+_TRACE_SHAPES = {
+    "positions": ("T",),
+    **dict.fromkeys(("h0", "o0", "h1", "o1", "h2"), ("T", "D")),
+    **dict.fromkeys(("k0_pre", "q0_pre", "k0", "q0", "v0"), ("T", "d")),
+    **dict.fromkeys(("k1_pre", "q1_pre", "k1", "q1", "v1"), ("T", "d")),
+    **dict.fromkeys(("scores0", "A0", "scores1", "A1"), ("T", "T")),
+    **dict.fromkeys(("logits", "probs"), ("T", "V")),
+}
+
+
+def _check_tokens(tokens: list[str]) -> None:
+    for pos, t in enumerate(tokens):
+        if not (isinstance(t, str) and (t in VOCAB or (t == BOS and pos == 0))):
+            raise ValueError(
+                f"tokens must be letters a-z, with {BOS!r} allowed first; "
+                f"got {show(t)} at position {pos}"
+            )
+
+
 def causal_softmax(scores: np.ndarray) -> np.ndarray:
     r"""\(A_{m,n} = e^{s_{m,n}} / \sum_{n' \le m} e^{s_{m,n'}}\) for \(n \le m\), else 0.
 
     Stable for any finite scores: each row is shifted by its largest visible score first.
+    ``scores`` is an array of shape ``(..., T, T)`` with at most ``(MAX_LETTERS + 1) ** 2``
+    entries. Entries above the diagonal are not read; those on and below it must be finite or
+    ``-inf`` (weight 0), with a finite one in every row. The result is float64 and is the only
+    ``(..., T, T)`` array the function allocates: the mask, the shift, the exponential and the
+    division work in place.
 
     Examples:
         >>> causal_softmax(np.zeros((3, 3)))[2]
         array([0.33333333, 0.33333333, 0.33333333])
     """
+    scores = check_array(
+        "scores", scores, ndim=(2, 32), max_size=(MAX_LETTERS + 1) ** 2, finite=False
+    )
+    if scores.shape[-1] != scores.shape[-2]:
+        raise ValueError(f"scores must have shape (..., T, T); got shape {scores.shape}")
     T = scores.shape[-1]
-    visible = np.tril(np.ones((T, T), dtype=bool))
-    s = np.where(visible, scores, -np.inf)
-    s = s - s.max(axis=-1, keepdims=True)  # the diagonal is always visible: max is finite
-    e = np.exp(s)
-    return e / e.sum(axis=-1, keepdims=True)
+    A = np.array(scores, dtype=np.float64)  # a copy: the caller's scores are kept
+    for m in range(T - 1):
+        A[..., m, m + 1 :] = -np.inf  # key n > m is not visible to query m
+    row_max = A.max(axis=-1, keepdims=True)  # the diagonal is always visible
+    if not np.isfinite(row_max).all():
+        raise ValueError(
+            "scores must be finite on and below the diagonal (-inf allowed, but not a whole "
+            "row); got NaN or +inf there, or a row of -inf"
+        )
+    A -= row_max
+    np.exp(A, out=A)
+    A /= A.sum(axis=-1, keepdims=True)
+    return A
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
-    """Softmax over the last axis, shifted by the maximum for stability."""
+    """Softmax over the last axis, shifted by the maximum for stability.
+
+    ``logits`` is a non-empty array of finite numbers with at most ``2**25`` entries.
+
+    Examples:
+        >>> softmax(np.array([0.0, np.log(3.0)]))
+        array([0.25, 0.75])
+    """
+    logits = check_array("logits", logits, ndim=(1, 32), max_size=MAX_ARRAY_SIZE)
     z = logits - logits.max(axis=-1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=-1, keepdims=True)
 
 
 def build_weights(config: Config) -> Weights:
-    """All weights of the model for ``config``: layer 0, layer 1 and the readout."""
+    """All weights of the model for ``config`` (a :class:`Config`): layer 0, layer 1 and the
+    readout."""
+    if not isinstance(config, Config):
+        raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
     c = config
     return Weights(
         L0=previous_token_weights(c.d, c.D, c.base, c.alpha, c.offset),
@@ -196,7 +321,18 @@ def build_weights(config: Config) -> Weights:
 
 
 def embed(tokens: list[str], config: Config) -> np.ndarray:
-    r"""The initial residual stream \(h^{(0)}\), shape ``(T, D)``: bias 1, then \(E[t]\)."""
+    r"""The initial residual stream \(h^{(0)}\), shape ``(T, D)``: bias 1, then \(E[t]\).
+
+    ``tokens`` is a list of 1 to ``MAX_LETTERS + 1`` letters a-z, optionally with ``"<s>"``
+    first; ``config`` a :class:`Config`.
+    """
+    if not isinstance(config, Config):
+        raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
+    if not isinstance(tokens, list | tuple) or not 1 <= len(tokens) <= MAX_LETTERS + 1:
+        raise ValueError(
+            f"tokens must be a list of 1 to {MAX_LETTERS + 1} tokens; got {show(tokens)}"
+        )
+    _check_tokens(tokens)
     s = Slots(config.d)
     E = embedding_matrix(config.d)  # (26, d)
     h = np.zeros((len(tokens), config.D))  # (T, D)
@@ -211,9 +347,12 @@ def embed(tokens: list[str], config: Config) -> np.ndarray:
 def forward(text: str, **config) -> Trace:
     r"""Run the two-layer RoPE transformer on ``text`` and return its :class:`Trace`.
 
-    ``text`` is a string of the letters a-z (upper case is folded to lower case); ``config``
-    overrides the :class:`Config` defaults (``alpha``, ``base``, ``d``, ``D``, ``head``,
-    ``offset``, ``beta``, ``gamma``, ``bos``).
+    ``text`` is a string of 1 to :data:`MAX_LETTERS` (8,192) letters a-z (upper case is folded
+    to lower case); ``config`` overrides the :class:`Config` defaults (``alpha``, ``base``,
+    ``d``, ``D``, ``head``, ``offset``, ``beta``, ``gamma``, ``bos``), each within the range
+    that :class:`Config` documents. A longer text is refused: the trace holds four T x T
+    float64 matrices (T = letters + 1), 2.1 GB at 8,192 letters, and the whole pass peaks at
+    about 2.2 GiB there.
 
     Examples:
         >>> trace = forward("abcab")
@@ -223,6 +362,10 @@ def forward(text: str, **config) -> Trace:
         'c'
     """
     cfg = make_config(**config)
+    if isinstance(text, str) and len(text) > MAX_LETTERS:
+        T = len(text) + cfg.bos
+        why = f" (MAX_LETTERS): its trace holds four T x T matrices, {32 * T * T / 1e9:,.1f} GB"
+        check_text("text", text, MAX_LETTERS, unit="letters", who="forward", why=why)
     tokens = ([BOS] if cfg.bos else []) + tokenize(text)
     T = len(tokens)
     m = n = np.arange(T, dtype=np.float64)  # positions of the queries (m) and the keys (n)
@@ -254,12 +397,13 @@ def forward(text: str, **config) -> Trace:
     logits = h2 @ out.W_out.T + out.b_out  # (T, V)
     probs = softmax(logits)  # (T, V)
 
-    return Trace(
-        config=cfg, tokens=tokens, vocab=list(VOCAB), positions=m, weights=W,
-        h0=h0, k0_pre=k0_pre, q0_pre=q0_pre, k0=k0, q0=q0, scores0=scores0, A0=A0, v0=v0,
-        o0=o0, h1=h1, k1_pre=k1_pre, q1_pre=q1_pre, k1=k1, q1=q1, scores1=scores1, A1=A1,
-        v1=v1, o1=o1, h2=h2, logits=logits, probs=probs,
-    )  # fmt: skip
+    with _in_forward():  # finite by construction: the Trace checks shapes, not values
+        return Trace(
+            config=cfg, tokens=tokens, vocab=list(VOCAB), positions=m, weights=W,
+            h0=h0, k0_pre=k0_pre, q0_pre=q0_pre, k0=k0, q0=q0, scores0=scores0, A0=A0, v0=v0,
+            o0=o0, h1=h1, k1_pre=k1_pre, q1_pre=q1_pre, k1=k1, q1=q1, scores1=scores1, A1=A1,
+            v1=v1, o1=o1, h2=h2, logits=logits, probs=probs,
+        )  # fmt: skip
 
 
 # --8<-- [end:forward]
@@ -267,6 +411,8 @@ def forward(text: str, **config) -> Trace:
 
 def predict_next(text: str, **config) -> str:
     """The model's most probable next letter after ``text`` (a one-letter str).
+
+    ``text`` and ``config`` as for :func:`forward`.
 
     Examples:
         >>> predict_next("qxzqx")

@@ -16,24 +16,37 @@ coordinates form pair ``i``:
 
 from __future__ import annotations
 
-import functools
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 
-from ._checks import check_base, check_head_dim, check_positive_finite
+from ._checks import (
+    check_array,
+    check_base,
+    check_choice,
+    check_head_dim,
+    check_int_range,
+    check_real,
+    check_size,
+)
 
 LAYOUTS = ("interleaved", "half")
 SCALING_METHODS = ("linear", "ntk", "yarn")
+#: Largest context extension ``factor`` of :func:`scaled_frequencies`.
+MAX_FACTOR = 1e6
+#: Most bytes the cos/sin table cache of :func:`cos_sin_table` keeps (64 MiB).
+CACHE_BYTES = 64 * 2**20
 
 
 def frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     r"""Rotation frequencies of a RoPE head: \(\theta_i = \mathrm{base}^{-2i/d}\).
 
     Args:
-        d: head dimension, even and at least 2.
-        base: the frequency base, greater than 1 (RoFormer uses 10000).
+        d: head dimension, even, in ``[2, 4096]``.
+        base: the frequency base, in ``(1, 1e12]`` (RoFormer uses 10000).
 
     Returns:
         Array of shape ``(d/2,)``; ``theta[0] == 1`` turns fastest, the last entry slowest.
@@ -42,8 +55,10 @@ def frequencies(d: int, base: float = 10000.0) -> np.ndarray:
         >>> frequencies(4)
         array([1.  , 0.01])
     """
-    d = check_head_dim(d)
-    base = check_base(base)
+    return _theta(check_head_dim(d), check_base(base))
+
+
+def _theta(d: int, base: float) -> np.ndarray:
     i = np.arange(d // 2, dtype=np.float64)
     return base ** (-2.0 * i / d)  # (d/2,)
 
@@ -57,18 +72,18 @@ def rotation_matrix(m: float, d: int, base: float = 10000.0) -> np.ndarray:
     \sin m\theta_i & \cos m\theta_i\end{bmatrix}\right)_{i=0}^{d/2-1}
     $$
 
-    ``m`` may be negative or fractional: \(R_{\Theta,-1}\) is the "look one step back"
-    rotation of the previous-token head.
+    ``m`` may be any finite number, negative or fractional: \(R_{\Theta,-1}\) is the
+    "look one step back" rotation of the previous-token head. ``d`` is even, in ``[2, 4096]``;
+    ``base`` in ``(1, 1e12]``.
 
     Examples:
         >>> R = rotation_matrix(1, 2, base=10000.0)
         >>> bool(np.allclose(R, [[np.cos(1), -np.sin(1)], [np.sin(1), np.cos(1)]]))
         True
     """
-    if not np.isfinite(m):
-        raise ValueError(f"position m must be finite, got {m!r}")
+    m = check_real("m", m)
     theta = frequencies(d, base)
-    angle = float(m) * theta  # (d/2,)
+    angle = m * theta  # (d/2,)
     cos, sin = np.cos(angle), np.sin(angle)
     R = np.zeros((d, d))
     i = np.arange(d // 2)
@@ -79,34 +94,101 @@ def rotation_matrix(m: float, d: int, base: float = 10000.0) -> np.ndarray:
     return R
 
 
-def _check_layout(layout: str) -> str:
-    if layout not in LAYOUTS:
-        raise ValueError(f"unknown layout {layout!r}; allowed: {', '.join(LAYOUTS)}")
-    return layout
+def _check_layout(layout: object) -> str:
+    return check_choice("layout", layout, LAYOUTS)
 
 
-@functools.lru_cache(maxsize=16)
-def _cos_sin_cached(positions: bytes, theta: bytes) -> tuple[np.ndarray, np.ndarray]:
-    angle = np.outer(np.frombuffer(positions), np.frombuffer(theta))  # (seq, d/2)
-    cos, sin = np.cos(angle), np.sin(angle)
-    cos.flags.writeable = False
-    sin.flags.writeable = False
-    return cos, sin
+class _TableCache:
+    """A least-recently-used cache of cos/sin tables bounded in bytes, not in entries."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._tables: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _cost(key: bytes, tables: tuple[np.ndarray, np.ndarray]) -> int:
+        return len(key) + tables[0].nbytes + tables[1].nbytes
+
+    def get(self, key: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+        with self._lock:
+            tables = self._tables.get(key)
+            if tables is not None:
+                self._tables.move_to_end(key)
+            return tables
+
+    def put(self, key: bytes, tables: tuple[np.ndarray, np.ndarray]) -> None:
+        cost = self._cost(key, tables)
+        if cost > self.max_bytes:
+            return  # larger than the whole cache: computed, not kept
+        with self._lock:
+            if key in self._tables:
+                return
+            while self._tables and self._bytes + cost > self.max_bytes:
+                old_key, old = self._tables.popitem(last=False)
+                self._bytes -= self._cost(old_key, old)
+            self._tables[key] = tables
+            self._bytes += cost
+
+    def clear(self) -> None:
+        with self._lock:
+            self._tables.clear()
+            self._bytes = 0
+
+    def info(self) -> tuple[int, int]:
+        with self._lock:
+            return len(self._tables), self._bytes
+
+
+_TABLES = _TableCache(CACHE_BYTES)
 
 
 def cos_sin_table(positions: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""\(\cos m\theta_i\) and \(\sin m\theta_i\) for every position and pair, shape ``(seq, d/2)``.
 
+    ``positions`` and ``theta`` are 1-D arrays of finite numbers whose products stay finite; the
+    tables are computed in float64 and have at most ``2**25`` entries each.
+
     The tables depend only on the positions and the frequencies, so, like the rotary modules of
-    production models, the package keeps the last few in a small cache (read-only arrays).
-    ``cos_sin_table.cache_clear()`` empties it.
+    production models, the package keeps recent ones in a small cache (read-only arrays), at most
+    :data:`CACHE_BYTES` (64 MiB) in all, the least recently used dropped first; a table larger
+    than that is computed but not kept. ``cos_sin_table.cache_clear()`` empties the cache and
+    ``cos_sin_table.cache_info()`` returns ``(tables kept, bytes)``.
     """
-    p = np.ascontiguousarray(positions, dtype=np.float64)
-    t = np.ascontiguousarray(theta, dtype=np.float64)
-    return _cos_sin_cached(p.tobytes(), t.tobytes())
+    p = check_array("positions", positions, ndim=1, min_size=0)
+    t = check_array("theta", theta, ndim=1, min_size=0)
+    return _cos_sin(p, t)
 
 
-cos_sin_table.cache_clear = _cos_sin_cached.cache_clear  # type: ignore[attr-defined]
+def _cos_sin(
+    p: np.ndarray, t: np.ndarray, theta_name: str = "theta"
+) -> tuple[np.ndarray, np.ndarray]:
+    """The tables for checked float64 positions and frequencies (see :func:`cos_sin_table`);
+    ``theta_name`` is what the caller calls the frequencies, for messages."""
+    check_size(f"len(positions) x len({theta_name})", p.size * t.size)
+    if p.size and t.size and float(np.abs(p).max()) * float(np.abs(t).max()) > 1e300:
+        raise ValueError(
+            f"positions times {theta_name} must stay below 1e300 (the angles m * theta_i); got "
+            f"positions up to {float(np.abs(p).max()):g} and {theta_name} up to "
+            f"{float(np.abs(t).max()):g}"
+        )
+    p = np.ascontiguousarray(p, dtype=np.float64)
+    t = np.ascontiguousarray(t, dtype=np.float64)
+    key = p.size.to_bytes(8, "little") + p.tobytes() + t.tobytes()
+    tables = _TABLES.get(key)
+    if tables is None:
+        angle = np.outer(p, t)  # (seq, d/2)
+        cos, sin = np.cos(angle), np.sin(angle)
+        cos.flags.writeable = False
+        sin.flags.writeable = False
+        tables = (cos, sin)
+        _TABLES.put(key, tables)
+    return tables
+
+
+cos_sin_table.cache_clear = _TABLES.clear  # type: ignore[attr-defined]
+cos_sin_table.cache_info = _TABLES.info  # type: ignore[attr-defined]
 
 
 # --8<-- [start:apply_rope]
@@ -128,45 +210,48 @@ def apply_rope(
     $$
 
     Args:
-        x: array of shape ``(..., seq, d)`` with ``d`` even.
+        x: array of shape ``(..., seq, d)`` of finite real numbers, ``d`` even, in
+            ``[2, 4096]``, at most ``2**25`` entries.
         positions: ``seq`` positions (any finite reals) for the rows of ``x``.
-        base: frequency base, greater than 1.
+        base: frequency base, in ``(1, 1e12]``.
         layout: ``"interleaved"`` pairs ``(2i, 2i+1)`` (RoFormer, GPT-J); ``"half"`` pairs
             ``(i, i + d/2)`` (GPT-NeoX, LLaMA "rotate half").
         inv_freq: optional frequencies of shape ``(d/2,)`` replacing ``frequencies(d, base)``,
             for example from :func:`scaled_frequencies`.
 
     Returns:
-        Array with the shape of ``x``, in float64.
+        Array with the shape of ``x`` and its floating dtype: float16, float32 and float64 stay
+        what they are (the cos/sin tables are computed in float64 and cast), bools and integers
+        become float64.
 
     Examples:
         >>> x = np.array([[1.0, 0.0]])
         >>> np.round(apply_rope(x, [np.pi / 2]), 12)
         array([[0., 1.]])
+        >>> apply_rope(x.astype(np.float32), [1.0]).dtype
+        dtype('float32')
     """
-    x = np.asarray(x, dtype=np.float64)
+    # Entries up to half the dtype's largest value: a rotated pair is at most twice as large.
+    dtype = x.dtype if isinstance(x, np.ndarray) and x.dtype.kind == "f" else np.float64
+    x = check_array("x", x, min_size=0, keep_float=True, max_abs=float(np.finfo(dtype).max) / 2)
     if x.ndim < 2:
         raise ValueError(f"x must have shape (..., seq, d); got shape {x.shape}")
     seq, d = x.shape[-2], x.shape[-1]
-    check_head_dim(d)
+    check_head_dim(d, name="x.shape[-1] (the head dimension d)")
     _check_layout(layout)
-    positions = np.asarray(positions, dtype=np.float64)
+    base = check_base(base)
+    positions = check_array("positions", positions, ndim=1, min_size=0)
     if positions.shape != (seq,):
         raise ValueError(
             f"positions must have shape ({seq},) to match x's sequence axis; "
             f"got shape {positions.shape}"
         )
-    if not np.all(np.isfinite(positions)):
-        raise ValueError("positions must be finite")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("x must be finite (found NaN or inf)")
     if inv_freq is None:
-        theta = frequencies(d, base)
+        theta = _theta(d, base)
     else:
-        theta = np.asarray(inv_freq, dtype=np.float64)
-        if theta.shape != (d // 2,):
-            raise ValueError(f"inv_freq must have shape ({d // 2},); got {theta.shape}")
-    cos, sin = cos_sin_table(positions, theta)  # (seq, d/2) each
+        theta = check_array("inv_freq", inv_freq, shape=(d // 2,))
+    cos, sin = _cos_sin(positions, theta, "theta" if inv_freq is None else "inv_freq")
+    cos, sin = cos.astype(x.dtype, copy=False), sin.astype(x.dtype, copy=False)
     if layout == "interleaved":
         a, b = x[..., 0::2], x[..., 1::2]  # (..., seq, d/2) each
     else:
@@ -189,27 +274,27 @@ def apply_rope_matrix(
 ) -> np.ndarray:
     r"""Reference path: \(x_m \mapsto R_{\Theta,m} x_m\) with explicit matrices.
 
-    Builds one ``(d, d)`` matrix per position with :func:`rotation_matrix` and multiplies.
-    Slow on purpose: it is the definition that :func:`apply_rope` is checked and timed against.
+    Builds one ``(d, d)`` matrix per position with :func:`rotation_matrix` and multiplies
+    (at most ``2**25`` matrix entries in all: ``seq * d * d``). Slow on purpose: it is the
+    definition that :func:`apply_rope` is checked and timed against. Returns float64.
 
     Examples:
         >>> x = np.arange(8.0).reshape(2, 4)
         >>> bool(np.allclose(apply_rope_matrix(x, [0, 3]), apply_rope(x, [0, 3])))
         True
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = check_array("x", x, min_size=0, max_abs=float(np.finfo(np.float64).max) / 2)
     if x.ndim < 2:
         raise ValueError(f"x must have shape (..., seq, d); got shape {x.shape}")
-    positions = np.asarray(positions, dtype=np.float64)
     seq, d = x.shape[-2], x.shape[-1]
+    check_head_dim(d, name="x.shape[-1] (the head dimension d)")
+    positions = check_array("positions", positions, ndim=1, min_size=0)
     if positions.shape != (seq,):
         raise ValueError(
             f"positions must have shape ({seq},) to match x's sequence axis; "
             f"got shape {positions.shape}"
         )
-    check_head_dim(d)
-    if not np.all(np.isfinite(positions)):
-        raise ValueError("positions must be finite")
+    check_size("seq x d x d (one d x d matrix per position)", seq * d * d)
     angle = positions[:, None] * frequencies(d, base)[None, :]  # (seq, d/2)
     cos, sin = np.cos(angle), np.sin(angle)
     R = np.zeros((seq, d, d))  # one R_{Theta,m} per position, built as in rotation_matrix
@@ -245,6 +330,16 @@ def scaled_frequencies(
       multiplied by \((0.1 \ln s + 1)^2\), returned here as ``attention_factor``
       \(= 0.1 \ln s + 1\) applied to both queries and keys.
 
+    Args:
+        d: head dimension, even, in ``[2, 4096]`` (``"ntk"`` needs ``d >= 4``).
+        base: frequency base, in ``(1, 1e12]``.
+        method: one of :data:`SCALING_METHODS`.
+        factor: the context extension \(s\), in ``[1, 1e6]``.
+        original_max_position: the trained context length, an integer in ``[1, 10**9]``.
+        beta_fast: YaRN's turn count above which a pair keeps its frequency, in
+            ``[1e-6, 1e6]`` and larger than ``beta_slow``.
+        beta_slow: YaRN's turn count below which a pair is interpolated, in ``[1e-6, 1e6]``.
+
     Returns:
         ``(inv_freq, attention_factor)``: frequencies of shape ``(d/2,)`` and the factor
         (1.0 for ``"linear"`` and ``"ntk"``).
@@ -256,24 +351,26 @@ def scaled_frequencies(
     """
     d = check_head_dim(d)
     base = check_base(base)
-    if method not in SCALING_METHODS:
-        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(SCALING_METHODS)}")
-    factor = check_positive_finite("factor", factor)
-    if factor < 1.0:
-        raise ValueError(f"factor must be >= 1 (a context extension); got {factor!r}")
-    if int(original_max_position) != original_max_position or original_max_position < 1:
-        raise ValueError(
-            f"original_max_position must be a positive integer; got {original_max_position!r}"
-        )
-    theta = frequencies(d, base)
+    method = check_choice("method", method, SCALING_METHODS)
+    factor = check_real("factor", factor, 1.0, MAX_FACTOR)
+    original_max_position = check_int_range(
+        "original_max_position", original_max_position, 1, 10**9
+    )
+    beta_fast = check_real("beta_fast", beta_fast, 1e-6, 1e6)
+    beta_slow = check_real("beta_slow", beta_slow, 1e-6, 1e6)
+    theta = _theta(d, base)
     if method == "linear":
         return theta / factor, 1.0
     if method == "ntk":
-        return frequencies(d, base * factor ** (d / (d - 2))), 1.0
+        if d < 4:
+            raise ValueError(
+                f"method='ntk' needs d >= 4 (it scales the base by factor**(d/(d-2))); got d={d}"
+            )
+        return _theta(d, base * factor ** (d / (d - 2))), 1.0
     # YaRN: the pair index at which a frequency completes `rotations` turns over the context.
-    if not (beta_fast > beta_slow > 0):
+    if not beta_fast > beta_slow:
         raise ValueError(
-            f"need beta_fast > beta_slow > 0; got beta_fast={beta_fast!r}, beta_slow={beta_slow!r}"
+            f"need beta_fast > beta_slow; got beta_fast={beta_fast!r}, beta_slow={beta_slow!r}"
         )
 
     def correction_dim(rotations: float) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from rope_explained import (
     BOS,
     VOCAB,
     Config,
+    causal_softmax,
     embedding_matrix,
     forward,
     frequencies,
@@ -25,6 +27,7 @@ from rope_explained import (
     rotation_matrix,
     tokenize,
 )
+from rope_explained.model import MAX_LETTERS
 
 TRACE_ARRAYS = "h0 k0 q0 scores0 A0 v0 o0 h1 k1 q1 scores1 A1 v1 o1 h2 logits probs".split()
 
@@ -208,7 +211,7 @@ def test_predict_next_returns_one_letter():
         ({"alpha": float("inf")}, "alpha"),
         ({"base": 1.0}, "base"),
         ({"base": -5.0}, "base"),
-        ({"head": "rank2"}, "unknown head"),
+        ({"head": "rank2"}, "head must be one of"),
         ({"offset": -1}, "offset"),
         ({"beta": 0}, "beta"),
         ({"gamma": float("inf")}, "gamma"),
@@ -224,6 +227,69 @@ def test_bad_config_is_a_clear_value_error(kwargs, message):
 def test_bad_text_is_a_clear_value_error(text):
     with pytest.raises(ValueError):
         forward(text)
+
+
+def test_forward_refuses_texts_longer_than_max_letters_and_says_why():
+    assert MAX_LETTERS >= 8192  # the benchmark runs the full forward pass at 8,192 letters
+    with pytest.raises(ValueError) as info:
+        forward("ab" * 50_000)
+    message = str(info.value)
+    assert message.startswith(
+        f"text has 100,000 letters; forward accepts at most {MAX_LETTERS:,} (MAX_LETTERS): "
+        "its trace holds four T x T matrices"
+    )
+    assert "'abababab" in message and len(message) < 300  # an excerpt, not the text
+    with pytest.raises(ValueError, match=f"text has {MAX_LETTERS + 1:,} letters"):
+        forward("a" * (MAX_LETTERS + 1))
+
+
+def test_settings_past_their_documented_limits_name_the_setting():
+    for name, value, limit in [("alpha", 1e308, "1e6"), ("beta", 2e6, "1e6"),
+                               ("gamma", 1e7, "1e6"), ("base", 1e13, "1e12"),
+                               ("d", 1024, "512"), ("D", 4096, "2048")]:  # fmt: skip
+        with pytest.raises(ValueError, match=rf"^{name} must be .*{limit}\]; got"):
+            forward("abc", **{name: value})
+    tr = forward("abcab" * 20, alpha=1e6, beta=1e6, gamma=1e6, base=1e12)
+    for name in TRACE_ARRAYS:
+        assert np.all(np.isfinite(getattr(tr, name))), name
+
+
+def causal_softmax_reference(scores):
+    """The textbook form, with its temporaries: mask, shift, exponentiate, divide."""
+    T = scores.shape[-1]
+    s = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_causal_softmax_is_the_textbook_form_with_one_T_by_T_allocation():
+    scores = np.random.default_rng(3).standard_normal((2, 300, 300)) * 50
+    A = causal_softmax(scores)
+    np.testing.assert_array_equal(A, causal_softmax_reference(scores))  # bit for bit
+    assert np.array_equal(scores, np.random.default_rng(3).standard_normal((2, 300, 300)) * 50)
+    T = 1000
+    scores = np.random.default_rng(4).standard_normal((T, T))
+    tracemalloc.start()
+    try:
+        causal_softmax(scores)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.1 * T * T * 8  # the result, and no other T x T temporary
+
+
+def test_forward_peaks_at_what_its_trace_holds():
+    text = random_text(1024, seed=9)
+    forward("abc")  # the weights' one-off imports and caches
+    tracemalloc.start()
+    try:
+        tr = forward(text)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    T = len(tr.tokens)
+    assert held >= 4 * T * T * 8  # the four T x T matrices of the trace
+    assert peak - held < 0.5 * T * T * 8  # no T x T temporary on top of them
 
 
 @pytest.mark.parametrize("alpha", [1e-3, 1.0, 1e2, 1e4])

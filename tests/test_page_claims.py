@@ -211,8 +211,8 @@ def test_value_ids_and_functions_follow_the_registry_rules(monkeypatch):
         h = dataclasses.replace(spec, func=lambda bad_text=bad_text, **_: bad_text)
         with pytest.raises(TypeError, match="one-line str"):
             h.compute()
-    with pytest.raises(ValueError, match="unknown value id 'nope'; known: "):
-        figures.get_value("nope")
+    with pytest.raises(ValueError, match="unknown value_id 'fine-ld'; did you mean 'fine-id'"):
+        figures.get_value("fine-ld")
 
 
 def test_value_cache_computes_a_value_once(tmp_path, monkeypatch):

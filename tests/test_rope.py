@@ -16,6 +16,7 @@ from rope_explained import (
     rotation_matrix,
     scaled_frequencies,
 )
+from rope_explained.rope import CACHE_BYTES, cos_sin_table
 
 dims = st.sampled_from([2, 4, 8, 16, 64, 128])
 positions = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False, allow_infinity=False)
@@ -293,3 +294,56 @@ def test_factor_one_changes_nothing():
 def test_bad_input_is_a_clear_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- dtypes and the cos/sin table cache --------------------------------------------------------
+
+
+@pytest.mark.parametrize(("dtype", "rtol"), [(np.float16, 2e-3), (np.float32, 1e-6)])
+def test_apply_rope_keeps_a_floating_dtype(dtype, rtol):
+    x = rand((3, 5, 8))
+    pos = np.arange(5.0) * 3
+    for layout in ("interleaved", "half"):
+        out = apply_rope(x.astype(dtype), pos, layout=layout)
+        assert out.dtype == dtype and out.shape == x.shape
+        ref = apply_rope(x.astype(dtype).astype(np.float64), pos, layout=layout)
+        np.testing.assert_allclose(out, ref, rtol=rtol, atol=rtol * 4)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint16, bool])
+def test_apply_rope_turns_integers_and_bools_into_float64(dtype):
+    x = (rand((4, 6)) > 0).astype(dtype)
+    out = apply_rope(x, np.arange(4.0))
+    assert out.dtype == np.float64
+    np.testing.assert_array_equal(out, apply_rope(x.astype(np.float64), np.arange(4.0)))
+
+
+def test_apply_rope_refuses_entries_that_would_overflow_their_dtype():
+    np.testing.assert_allclose(  # a rotated pair is at most sqrt(2) times its largest entry
+        apply_rope(np.full((1, 2), 3e4, np.float16), [np.pi / 4]).astype(np.float64),
+        [[0.0, 3e4 * np.sqrt(2)]],
+        atol=64,
+    )
+    with pytest.raises(ValueError, match="x must have entries of magnitude at most 32752"):
+        apply_rope(np.full((1, 2), 6e4, np.float16), [np.pi / 4])
+    with pytest.raises(ValueError, match="x must have entries of magnitude at most 8.98847e307"):
+        apply_rope(np.full((1, 2), 1.7e308), [np.pi / 4])
+
+
+def test_cos_sin_cache_is_bounded_in_bytes():
+    cos_sin_table.cache_clear()
+    theta = frequencies(128)  # 64 pairs: a table pair of 32,768 positions is 32 MiB
+    first = cos_sin_table(np.arange(32_768.0), theta)
+    assert cos_sin_table(np.arange(32_768.0), theta)[0] is first[0]  # kept: a hit
+    for k in range(16):
+        cos, sin = cos_sin_table(np.arange(32_768.0) + k + 1, theta)
+        assert not cos.flags.writeable and not sin.flags.writeable
+        entries, held = cos_sin_table.cache_info()
+        assert held <= CACHE_BYTES == 64 * 2**20 and entries >= 1
+    assert cos_sin_table(np.arange(32_768.0), theta)[0] is not first[0]  # evicted, least recent
+    np.testing.assert_array_equal(cos_sin_table(np.arange(32_768.0), theta)[0], first[0])
+    before = cos_sin_table.cache_info()
+    big = cos_sin_table(np.arange(2.0**17), theta)  # 2 x 64 MiB: computed, not kept
+    assert big[0].shape == (2**17, 64) and cos_sin_table.cache_info() == before
+    cos_sin_table.cache_clear()
+    assert cos_sin_table.cache_info() == (0, 0)

@@ -32,6 +32,7 @@ every registered figure into ``DIR``.
 from __future__ import annotations
 
 import ast
+import difflib
 import hashlib
 import importlib
 import inspect
@@ -49,6 +50,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from .._checks import check_choice, check_text, show
 from .style import STYLE_FILE, new_figure, style_context  # noqa: F401
 
 #: Modules that hold figures, one per page (imported by :func:`load_all`).
@@ -75,6 +77,50 @@ CACHE_DIR = PACKAGE_DIR.parent / ".cache" / "figures"
 VALUE_CACHE_DIR = PACKAGE_DIR.parent / ".cache" / "values"
 #: Figure and value ids: lower-case kebab-case.
 ID_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+#: The formats :func:`render_bytes` and :func:`render` write.
+FORMATS = ("svg", "png", "pdf")
+#: Longest figure id :func:`register` accepts.
+MAX_ID_LENGTH = 80
+_ID = re.compile(ID_PATTERN)
+
+
+def _check_id(fig_id: object, name: str = "fig_id") -> str:
+    """A figure or value id: lower-case kebab-case of at most :data:`MAX_ID_LENGTH` characters."""
+    if not isinstance(fig_id, str) or len(fig_id) > MAX_ID_LENGTH or not _ID.fullmatch(fig_id):
+        raise ValueError(
+            f"{name} must be lower-case kebab-case (a-z, 0-9 and single dashes), at most "
+            f"{MAX_ID_LENGTH} characters; got {show(fig_id)}"
+        )
+    return fig_id
+
+
+def _check_module(module: object) -> str:
+    """A dotted module name of this package whose source file exists."""
+    top = PACKAGE_DIR.name
+    if (
+        not isinstance(module, str)
+        or len(module) > 200
+        or not all(part.isidentifier() for part in module.split("."))
+        or module.split(".")[0] != top
+        or not _module_path(module).is_file()
+    ):
+        raise ValueError(
+            f"module must be the dotted name of a module of {top}, e.g. '{__name__}.home'; "
+            f"got {show(module)}"
+        )
+    return module
+
+
+def _check_dir(name: str, value: object) -> Path:
+    """A non-empty directory path (str or os.PathLike) without NUL characters."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str) or not value or "\0" in value or len(value) > 4096:
+        raise ValueError(
+            f"{name} must be a non-empty path (a str or pathlib.Path) of at most 4096 "
+            f"characters; got {show(value)}"
+        )
+    return Path(value)
 
 
 def page_of(module: str) -> str:
@@ -89,8 +135,11 @@ def page_of(module: str) -> str:
         'notes/semantic-heads'
     """
     prefix = __name__ + "."
-    if not module.startswith(prefix):
-        raise ValueError(f"figure functions live under {prefix}*; got module {module!r}")
+    if not isinstance(module, str) or not module.startswith(prefix):
+        raise ValueError(
+            f"module must be a figure module: figure and value functions live under "
+            f"{prefix}*; got {show(module)}"
+        )
     rel = module[len(prefix) :]
     if rel == "home":
         return "index"
@@ -131,13 +180,22 @@ REGISTRY: dict[str, FigureSpec] = {}
 
 
 def register(fig_id: str, *, caption: str, alt: str, **kwargs):
-    """Decorator: file a figure function under ``fig_id`` (called with ``kwargs``)."""
-    if not fig_id or fig_id != fig_id.lower() or " " in fig_id or "_" in fig_id:
-        raise ValueError(f"figure id must be lower-case kebab-case; got {fig_id!r}")
-    if len(alt.split()) < 6:
-        raise ValueError(f"alt text of {fig_id!r} must say what the plot shows; got {alt!r}")
+    """Decorator: file a figure function under ``fig_id`` (called with ``kwargs``).
+
+    ``fig_id`` is lower-case kebab-case of at most 80 characters (``a-z``, ``0-9``, ``-``),
+    ``caption`` a non-empty str and ``alt`` a str of at least six words.
+    """
+    _check_id(fig_id)
+    check_text("caption", caption)
+    if len(check_text("alt", alt).split()) < 6:
+        raise ValueError(
+            f"alt text of {fig_id!r} must say what the plot shows (six words or more); "
+            f"got {show(alt)}"
+        )
 
     def deco(func):
+        if not callable(func):
+            raise ValueError(f"register({fig_id!r}) decorates a function; got {show(func)}")
         page_of(func.__module__)  # refuse figure functions outside this package
         if fig_id in REGISTRY and REGISTRY[fig_id].func.__qualname__ != func.__qualname__:
             raise ValueError(f"figure id {fig_id!r} is registered twice")
@@ -193,8 +251,7 @@ def value(value_id: str, **kwargs):
     arguments only (each with a default, unless ``kwargs`` supplies it) and returns the text
     the page prints. Ids are unique across values and figures.
     """
-    if not isinstance(value_id, str) or not re.fullmatch(ID_PATTERN, value_id):
-        raise ValueError(f"value id must be lower-case kebab-case; got {value_id!r}")
+    _check_id(value_id, "value_id")
 
     def deco(func):
         page_of(func.__module__)  # refuse value functions outside this package
@@ -229,10 +286,17 @@ def load_all() -> dict[str, FigureSpec]:
 
 
 def get(fig_id: str) -> FigureSpec:
-    """The spec registered under ``fig_id``; a ``ValueError`` lists the known ids otherwise."""
+    """The spec registered under ``fig_id``; a ``ValueError`` names the closest known ids
+    otherwise (:func:`load_all` lists them all)."""
+    _check_id(fig_id)  # a malformed id is refused before the figure modules are imported
     load_all()
-    if not isinstance(fig_id, str) or fig_id not in REGISTRY:
-        raise ValueError(f"unknown figure id {fig_id!r}; known: {', '.join(sorted(REGISTRY))}")
+    if fig_id not in REGISTRY:
+        close = difflib.get_close_matches(fig_id, sorted(REGISTRY), n=3)
+        hint = f"did you mean {', '.join(map(repr, close))}? " if close else ""
+        raise ValueError(
+            f"unknown fig_id {show(fig_id)}; {hint}"
+            f"{len(REGISTRY)} figures are registered (see figures.load_all())"
+        )
     return REGISTRY[fig_id]
 
 
@@ -243,10 +307,17 @@ def load_values() -> dict[str, ValueSpec]:
 
 
 def get_value(value_id: str) -> ValueSpec:
-    """The value registered under ``value_id``; a ``ValueError`` lists the known ids otherwise."""
+    """The value registered under ``value_id``; a ``ValueError`` names the closest known ids
+    otherwise (:func:`load_values` lists them all)."""
+    _check_id(value_id, "value_id")
     load_all()
-    if not isinstance(value_id, str) or value_id not in VALUES:
-        raise ValueError(f"unknown value id {value_id!r}; known: {', '.join(sorted(VALUES))}")
+    if value_id not in VALUES:
+        close = difflib.get_close_matches(value_id, sorted(VALUES), n=3)
+        hint = f"did you mean {', '.join(map(repr, close))}? " if close else ""
+        raise ValueError(
+            f"unknown value_id {show(value_id)}; {hint}"
+            f"{len(VALUES)} values are registered (see figures.load_values())"
+        )
     return VALUES[value_id]
 
 
@@ -285,8 +356,10 @@ def module_dependencies(module: str) -> list[str]:
 
     A parent package's ``__init__`` runs on import but computes nothing a figure draws, so its
     own imports are not followed (``rope_explained/__init__.py`` imports every module only to
-    re-export it); its source still counts.
+    re-export it); its source still counts. ``module`` is the dotted name of a module of the
+    package, e.g. ``"rope_explained.figures.home"``.
     """
+    _check_module(module)
     seen: set[str] = set()
     todo = [module]
     while todo:
@@ -305,7 +378,9 @@ def source_hash(module: str) -> str:
     The module's source and that of every module of the package it imports (transitively), the
     style file, and the versions of numpy and matplotlib: editing a figure of one page re-renders
     that page's figures only; editing the model re-renders every figure that runs it.
+    ``module`` as for :func:`module_dependencies`.
     """
+    _check_module(module)
     h = hashlib.sha256()
     for name in module_dependencies(module):
         h.update(name.encode())
@@ -317,7 +392,15 @@ def source_hash(module: str) -> str:
 
 def cache_key(spec: FigureSpec | ValueSpec) -> str:
     """Cache key of a figure or a value: its code's :func:`source_hash`, its id and its
-    arguments."""
+    arguments.
+
+    ``spec`` is a :class:`FigureSpec` or a :class:`ValueSpec`, as :func:`get` and
+    :func:`get_value` return.
+    """
+    if not isinstance(spec, (FigureSpec, ValueSpec)):
+        raise ValueError(
+            f"spec must be a FigureSpec or a ValueSpec (see figures.get); got {show(spec)}"
+        )
     h = hashlib.sha256()
     h.update(source_hash(spec.func.__module__).encode())
     h.update(spec.id.encode())
@@ -326,7 +409,9 @@ def cache_key(spec: FigureSpec | ValueSpec) -> str:
 
 
 def render_bytes(fig_id: str, fmt: str = "svg") -> bytes:
-    """Render a registered figure to bytes (SVG by default), deterministically."""
+    """Render a registered figure to bytes, deterministically; ``fmt`` is one of
+    :data:`FORMATS` (SVG by default)."""
+    check_choice("fmt", fmt, FORMATS)
     spec = get(fig_id)
     with style_context():  # also at save time: the SVG's hash salt comes from the style
         fig = spec.draw()
@@ -344,11 +429,11 @@ def render_cached(fig_id: str, cache_dir: str | Path = CACHE_DIR) -> tuple[bytes
 
     The cache file is ``cache_dir/<id>-<cache_key>.svg``: a figure is rendered again only when
     the code it depends on or its arguments change (:func:`cache_key`). Older versions of the
-    same figure are deleted when a new one is written.
+    same figure are deleted when a new one is written. ``cache_dir`` is a non-empty path.
     """
+    cache_dir = _check_dir("cache_dir", cache_dir)
     spec = get(fig_id)
     key = cache_key(spec)
-    cache_dir = Path(cache_dir)
     path = cache_dir / f"{fig_id}-{key}.svg"
     if path.is_file():
         return path.read_bytes(), False
@@ -364,8 +449,13 @@ def render_cached(fig_id: str, cache_dir: str | Path = CACHE_DIR) -> tuple[bytes
 
 
 def render(fig_id: str, out_dir: str | Path, fmt: str = "svg") -> Path:
-    """Render a registered figure into ``out_dir/<id>.<fmt>`` and return the path."""
-    out = Path(out_dir)
+    """Render a registered figure into ``out_dir/<id>.<fmt>`` and return the path.
+
+    ``out_dir`` is a non-empty path (made if missing); ``fmt`` one of :data:`FORMATS`.
+    """
+    out = _check_dir("out_dir", out_dir)
+    check_choice("fmt", fmt, FORMATS)
+    get(fig_id)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{fig_id}.{fmt}"
     path.write_bytes(render_bytes(fig_id, fmt))
