@@ -10,8 +10,12 @@ $$
 At position ``m`` pair ``i`` is turned by the angle ``m * theta_i``. Two layouts say which
 coordinates form pair ``i``:
 
-* ``"interleaved"``: coordinates ``(2i, 2i+1)``, as in RoFormer and GPT-J;
-* ``"half"``: coordinates ``(i, i + d/2)``, the "rotate half" layout of GPT-NeoX and LLaMA.
+* ``"interleaved"``: coordinates ``(2i, 2i+1)``, as in RoFormer, GPT-J and Meta's reference
+  LLaMA code (which views each adjacent pair as one complex number);
+* ``"half"``: coordinates ``(i, i + d/2)``, the "rotate half" layout of GPT-NeoX and of the
+  Hugging Face port of LLaMA, whose conversion script reorders the rows of \(W_q\) and
+  \(W_k\) (:func:`rope_explained.conventions.interleaved_to_half`) so that the scores stay
+  the same.
 """
 
 from __future__ import annotations
@@ -34,19 +38,33 @@ from ._checks import (
 )
 
 LAYOUTS = ("interleaved", "half")
-SCALING_METHODS = ("linear", "ntk", "yarn")
+#: Frequency schedules of :func:`frequencies`.
+SCHEDULES = ("standard", "wendler")
+#: Context-extension methods of :func:`scaled_frequencies`.
+SCALING_METHODS = ("linear", "ntk", "dynamic-ntk", "yarn", "llama3")
+#: The two readings of YaRN's ramp (:func:`yarn_keep`).
+YARN_RAMPS = ("code", "paper")
 #: Largest context extension ``factor`` of :func:`scaled_frequencies`.
 MAX_FACTOR = 1e6
 #: Most bytes the cos/sin table cache of :func:`cos_sin_table` keeps (64 MiB).
 CACHE_BYTES = 64 * 2**20
 
 
-def frequencies(d: int, base: float = 10000.0) -> np.ndarray:
-    r"""Rotation frequencies of a RoPE head: \(\theta_i = \mathrm{base}^{-2i/d}\).
+def frequencies(d: int, base: float = 10000.0, schedule: str = "standard") -> np.ndarray:
+    r"""Rotation frequencies of a RoPE head.
+
+    ``schedule="standard"`` (RoFormer, and every model this site discusses):
+    \(\theta_i = \mathrm{base}^{-2i/d}\), \(i = 0, \ldots, d/2 - 1\), so the slowest pair
+    turns by \(\mathrm{base}^{-(d-2)/d}\) per position.
+
+    ``schedule="wendler"`` (the one Chris Wendler's notes on RoPE use):
+    \(\theta_i = \mathrm{base}^{-2i/(d-2)}\), which spreads the same exponents so that the
+    slowest pair turns by exactly \(1/\mathrm{base}\) (his \(10^{-4}\)).
 
     Args:
-        d: head dimension, even, in ``[2, 4096]``.
+        d: head dimension, even, in ``[2, 4096]`` (``"wendler"`` needs ``d >= 4``).
         base: the frequency base, in ``(1, 1e12]`` (RoFormer uses 10000).
+        schedule: one of :data:`SCHEDULES`.
 
     Returns:
         Array of shape ``(d/2,)``; ``theta[0] == 1`` turns fastest, the last entry slowest.
@@ -54,8 +72,18 @@ def frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     Examples:
         >>> frequencies(4)
         array([1.  , 0.01])
+        >>> frequencies(4, schedule="wendler")
+        array([1.e+00, 1.e-04])
     """
-    return _theta(check_head_dim(d), check_base(base))
+    d = check_head_dim(d)
+    base = check_base(base)
+    schedule = check_choice("schedule", schedule, SCHEDULES)
+    if schedule == "standard":
+        return _theta(d, base)
+    if d < 4:
+        raise ValueError(f"schedule='wendler' needs d >= 4 (its exponent is 2i/(d-2)); got d={d}")
+    i = np.arange(d // 2, dtype=np.float64)
+    return base ** (-2.0 * i / (d - 2))  # (d/2,)
 
 
 def _theta(d: int, base: float) -> np.ndarray:
@@ -306,6 +334,70 @@ def apply_rope_matrix(
     return np.matmul(R, x[..., None])[..., 0]  # (..., seq, d): R_m @ x_m
 
 
+def yarn_keep(
+    d: int,
+    *,
+    base: float = 10000.0,
+    original_max_position: int,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+    ramp: str = "code",
+) -> np.ndarray:
+    r"""YaRN's blend: for each pair, the weight on its own frequency \(\theta_i\).
+
+    YaRN (NTK-by-parts) gives pair \(i\) the frequency
+    \(h(\theta_i) = (1 - \gamma_i)\,\theta_i / s + \gamma_i\,\theta_i\): \(\gamma_i = 1\) keeps
+    the pair, \(\gamma_i = 0\) interpolates it like Position Interpolation. How \(\gamma\)
+    moves between the two is read two ways:
+
+    * ``ramp="paper"``, the formula of the YaRN paper (Peng et al. 2023, v2, eqs. 17-20):
+      \(\gamma\) is linear in the number of turns \(r_i = L / \lambda_i = L\theta_i/2\pi\)
+      the pair makes over the original context \(L\), 0 below ``beta_slow`` (\(\alpha = 1\))
+      and 1 above ``beta_fast`` (\(\beta = 32\));
+    * ``ramp="code"``, the YaRN reference code and Hugging Face's ``_compute_yarn_parameters``:
+      linear in the pair index \(i\), between the pair indices at which \(r\) equals
+      ``beta_fast`` (rounded down) and ``beta_slow`` (rounded up). This is what
+      :func:`scaled_frequencies` uses.
+
+    Both agree at the two ends; in between the code's ramp is linear in \(\log r\).
+
+    Returns:
+        Array of shape ``(d/2,)`` with entries in ``[0, 1]``.
+
+    Examples:
+        >>> keep = yarn_keep(128, original_max_position=2048)
+        >>> float(keep[0]), float(keep[-1])
+        (1.0, 0.0)
+    """
+    d = check_head_dim(d)
+    base = check_base(base)
+    original_max_position = check_int_range(
+        "original_max_position", original_max_position, 1, 10**9
+    )
+    beta_fast = check_real("beta_fast", beta_fast, 1e-6, 1e6)
+    beta_slow = check_real("beta_slow", beta_slow, 1e-6, 1e6)
+    ramp = check_choice("ramp", ramp, YARN_RAMPS)
+    if not beta_fast > beta_slow:
+        raise ValueError(
+            f"need beta_fast > beta_slow; got beta_fast={beta_fast!r}, beta_slow={beta_slow!r}"
+        )
+    if ramp == "paper":
+        turns = original_max_position * _theta(d, base) / (2 * math.pi)  # r_i = L / lambda_i
+        return np.clip((turns - beta_slow) / (beta_fast - beta_slow), 0.0, 1.0)
+
+    def correction_dim(rotations: float) -> float:  # the pair index i at which r_i = rotations
+        return (d * math.log(original_max_position / (rotations * 2 * math.pi))) / (
+            2 * math.log(base)
+        )
+
+    low = max(math.floor(correction_dim(beta_fast)), 0)
+    high = min(math.ceil(correction_dim(beta_slow)), d - 1)
+    if low == high:
+        high += 0.001  # avoid a zero-width ramp
+    interpolate = np.clip((np.arange(d // 2) - low) / (high - low), 0.0, 1.0)
+    return 1.0 - interpolate
+
+
 def scaled_frequencies(
     d: int,
     *,
@@ -313,36 +405,54 @@ def scaled_frequencies(
     method: str,
     factor: float,
     original_max_position: int,
+    seq_len: int | None = None,
     beta_fast: float = 32.0,
     beta_slow: float = 1.0,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
 ) -> tuple[np.ndarray, float]:
-    r"""Frequencies for running a RoPE model past its trained context.
+    r"""Frequencies for running a RoPE model past its original context \(L\).
 
-    ``factor`` is the context extension \(s\) (new length / trained length).
+    ``factor`` is the context extension \(s\) (new length / original length) and
+    ``original_max_position`` is \(L\), the context the model was built for.
 
     * ``"linear"`` (Position Interpolation, Chen et al. 2023): \(\theta_i / s\), i.e.
       positions squeezed by \(s\).
     * ``"ntk"`` (NTK-aware, bloc97 2023): a larger base \(b' = b\,s^{d/(d-2)}\), so the
       fastest pair keeps its frequency and the slowest is divided by exactly \(s\).
+    * ``"dynamic-ntk"`` (emozilla 2023, as Hugging Face implements it): the NTK-aware base,
+      grown with the length \(\ell\) of the text being read (``seq_len``):
+      \(b' = b\,(s\,\ell/L - (s - 1))^{d/(d-2)}\) when \(\ell > L\), and no scaling at all
+      while the text fits the original context.
     * ``"yarn"`` (YaRN, Peng et al. 2023): pairs that turn more than ``beta_fast`` times over
-      the trained length keep \(\theta_i\); pairs that turn fewer than ``beta_slow`` times
-      are interpolated to \(\theta_i/s\); a linear ramp in between. Attention logits are
-      multiplied by \((0.1 \ln s + 1)^2\), returned here as ``attention_factor``
-      \(= 0.1 \ln s + 1\) applied to both queries and keys.
+      \(L\) keep \(\theta_i\); pairs that turn fewer than ``beta_slow`` times are interpolated
+      to \(\theta_i/s\); a ramp in between (:func:`yarn_keep`, the reference code's reading).
+      Attention logits are multiplied by \((0.1 \ln s + 1)^2\), returned here as
+      ``attention_factor`` \(= 0.1 \ln s + 1\), applied to both queries and keys.
+    * ``"llama3"`` (Llama 3.1, Meta's ``apply_scaling`` and Hugging Face's
+      ``_compute_llama3_parameters``): with wavelengths \(\lambda_i = 2\pi/\theta_i\), pairs
+      with \(\lambda_i < L/\)``high_freq_factor`` keep \(\theta_i\), pairs with
+      \(\lambda_i > L/\)``low_freq_factor`` get \(\theta_i/s\), and in between
+      \((1-\mu)\theta_i/s + \mu\theta_i\) with
+      \(\mu = (L/\lambda_i - \) ``low_freq_factor`` \() / (\) ``high_freq_factor`` \(-\)
+      ``low_freq_factor`` \()\).
 
     Args:
-        d: head dimension, even, in ``[2, 4096]`` (``"ntk"`` needs ``d >= 4``).
+        d: head dimension, even, in ``[2, 4096]`` (``"ntk"`` and ``"dynamic-ntk"`` need
+            ``d >= 4``).
         base: frequency base, in ``(1, 1e12]``.
         method: one of :data:`SCALING_METHODS`.
         factor: the context extension \(s\), in ``[1, 1e6]``.
-        original_max_position: the trained context length, an integer in ``[1, 10**9]``.
-        beta_fast: YaRN's turn count above which a pair keeps its frequency, in
-            ``[1e-6, 1e6]`` and larger than ``beta_slow``.
-        beta_slow: YaRN's turn count below which a pair is interpolated, in ``[1e-6, 1e6]``.
+        original_max_position: \(L\), an integer in ``[1, 10**9]``.
+        seq_len: the length of the text, an integer in ``[1, 10**9]``; required by
+            ``"dynamic-ntk"`` and ignored by the others.
+        beta_fast, beta_slow: YaRN's turn counts, in ``[1e-6, 1e6]``, ``beta_fast > beta_slow``.
+        low_freq_factor, high_freq_factor: Llama 3.1's bounds, in ``(0, 1e6]``,
+            ``high_freq_factor > low_freq_factor``.
 
     Returns:
         ``(inv_freq, attention_factor)``: frequencies of shape ``(d/2,)`` and the factor
-        (1.0 for ``"linear"`` and ``"ntk"``).
+        (1.0 except for ``"yarn"``).
 
     Examples:
         >>> f, a = scaled_frequencies(8, method="linear", factor=2.0, original_max_position=16)
@@ -353,36 +463,42 @@ def scaled_frequencies(
     base = check_base(base)
     method = check_choice("method", method, SCALING_METHODS)
     factor = check_real("factor", factor, 1.0, MAX_FACTOR)
-    original_max_position = check_int_range(
-        "original_max_position", original_max_position, 1, 10**9
-    )
-    beta_fast = check_real("beta_fast", beta_fast, 1e-6, 1e6)
-    beta_slow = check_real("beta_slow", beta_slow, 1e-6, 1e6)
+    L = check_int_range("original_max_position", original_max_position, 1, 10**9)
+    if seq_len is not None:
+        seq_len = check_int_range("seq_len", seq_len, 1, 10**9)
     theta = _theta(d, base)
     if method == "linear":
         return theta / factor, 1.0
-    if method == "ntk":
-        if d < 4:
-            raise ValueError(
-                f"method='ntk' needs d >= 4 (it scales the base by factor**(d/(d-2))); got d={d}"
-            )
-        return _theta(d, base * factor ** (d / (d - 2))), 1.0
-    # YaRN: the pair index at which a frequency completes `rotations` turns over the context.
-    if not beta_fast > beta_slow:
+    if method in ("ntk", "dynamic-ntk") and d < 4:
         raise ValueError(
-            f"need beta_fast > beta_slow; got beta_fast={beta_fast!r}, beta_slow={beta_slow!r}"
+            f"method={method!r} needs d >= 4 (it scales the base by a power d/(d-2)); got d={d}"
         )
-
-    def correction_dim(rotations: float) -> float:
-        return (d * math.log(original_max_position / (rotations * 2 * math.pi))) / (
-            2 * math.log(base)
+    if method == "ntk":
+        return _theta(d, base * factor ** (d / (d - 2))), 1.0
+    if method == "dynamic-ntk":
+        if seq_len is None:
+            raise ValueError(
+                "method='dynamic-ntk' needs seq_len, the length of the text (an integer >= 1)"
+            )
+        if seq_len <= L:
+            return theta, 1.0
+        return _theta(d, base * (factor * seq_len / L - (factor - 1)) ** (d / (d - 2))), 1.0
+    if method == "yarn":
+        keep = yarn_keep(
+            d, base=base, original_max_position=L, beta_fast=beta_fast, beta_slow=beta_slow
         )
-
-    low = max(math.floor(correction_dim(beta_fast)), 0)
-    high = min(math.ceil(correction_dim(beta_slow)), d - 1)
-    if low == high:
-        high += 0.001  # avoid a zero-width ramp
-    ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0.0, 1.0)  # 0: keep, 1: interpolate
-    keep = 1.0 - ramp
-    inv_freq = (theta / factor) * (1.0 - keep) + theta * keep
-    return inv_freq, 0.1 * math.log(factor) + 1.0
+        inv_freq = (theta / factor) * (1.0 - keep) + theta * keep
+        return inv_freq, 0.1 * math.log(factor) + 1.0
+    # Llama 3.1
+    low_freq_factor = check_real("low_freq_factor", low_freq_factor, 0.0, 1e6, lo_open=True)
+    high_freq_factor = check_real("high_freq_factor", high_freq_factor, 0.0, 1e6, lo_open=True)
+    if not high_freq_factor > low_freq_factor:
+        raise ValueError(
+            f"need high_freq_factor > low_freq_factor; got high_freq_factor="
+            f"{high_freq_factor!r}, low_freq_factor={low_freq_factor!r}"
+        )
+    wavelen = 2 * math.pi / theta
+    mu = (L / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    smooth = (1.0 - mu) * theta / factor + mu * theta
+    inv_freq = np.where(wavelen < L / high_freq_factor, theta, smooth)
+    return np.where(wavelen > L / low_freq_factor, theta / factor, inv_freq), 1.0
