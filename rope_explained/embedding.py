@@ -28,6 +28,9 @@ from ._checks import check_array, check_bool, check_head_dim, check_size, show
 VOCAB: tuple[str, ...] = tuple("abcdefghijklmnopqrstuvwxyz")
 #: The start token the model puts at position 0 (its embedding is zero).
 BOS = "<s>"
+#: A padding token (its embedding is zero too): the model never attends to it when the mask hides
+#: it, and a text never contains it; :func:`rope_explained.model.forward_tokens` accepts it.
+PAD = "<pad>"
 #: Angle step between neighbouring letters on the embedding circle: pi/13.
 LETTER_STEP = np.pi / 13
 

@@ -170,25 +170,38 @@ def constant_key_vector(d: int) -> np.ndarray:
     return c
 
 
-def previous_token_weights(d: int, D: int, base: float, alpha: float, offset: int) -> HeadWeights:
+def previous_token_weights(
+    d: int, D: int, base: float, alpha: float, offset: int, rotary_dims: int | None = None
+) -> HeadWeights:
     r"""Layer 0: \(W_k x = c\) for all \(x\), \(W_q = \alpha R_{\Theta,-\mathrm{offset}} W_k\).
 
     \(W_k\) reads only the bias coordinate: column 0 is \(c\), every other column is
     zero, so \(W_k h = h_0\, c = c\). The value map reads the ``tok`` slot and the output
     map writes it into the ``prev`` slot.
 
-    The arguments have the ranges of :class:`~rope_explained.model.Config`. Returns the
-    :class:`HeadWeights` (``W_q``, ``W_k``, ``W_v`` of shape ``(d, D)``, ``W_o`` of shape
-    ``(D, d)``).
+    \(R_{\Theta,-\mathrm{offset}}\) is the rotation the model applies: with ``rotary_dims``
+    \(r < d\) (partial rotary, as in GPT-NeoX) only the first \(r\) coordinates turn, at the
+    frequencies of an \(r\)-dimensional head, \(\mathrm{base}^{-2i/r}\), and the rest are left
+    alone, so the construction is the same one written for a head whose rotary part is
+    \(r\) wide.
+
+    The arguments have the ranges of :class:`~rope_explained.model.Config`; ``rotary_dims`` is
+    None (all ``d``) or an even integer in ``[2, d]``. Returns the :class:`HeadWeights`
+    (``W_q``, ``W_k``, ``W_v`` of shape ``(d, D)``, ``W_o`` of shape ``(D, d)``).
     """
     d, D = check_model_dims(d, D)
     base = check_base(base)
     alpha = check_sharpness("alpha", alpha)
     offset = check_int_range("offset", offset, 0, MAX_LETTERS)
+    r = d if rotary_dims is None else check_int_range("rotary_dims", rotary_dims, 2, d)
+    if r % 2:
+        raise ValueError(f"rotary_dims must be even (RoPE turns pairs); got {r}")
     s = Slots(d)
     W_k = np.zeros((d, D))
     W_k[:, s.bias] = constant_key_vector(d)
-    W_q = alpha * rotation_matrix(-offset, d, base) @ W_k
+    R = np.eye(d)
+    R[:r, :r] = rotation_matrix(-offset, r, base)  # the rotary part turns back by `offset`
+    W_q = alpha * R @ W_k
     W_v = np.zeros((d, D))
     W_v[:, s.tok] = np.eye(d)
     W_o = np.zeros((D, d))

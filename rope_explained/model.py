@@ -44,20 +44,23 @@ from ._checks import (
     check_choice,
     check_int_range,
     check_model_dims,
+    check_real,
     check_sharpness,
     check_text,
     show,
 )
-from .embedding import BOS, VOCAB, embedding_matrix, tokenize
+from .conventions import interleaved_to_half
+from .embedding import BOS, PAD, VOCAB, embedding_matrix, tokenize
 from .heads import (
     HEADS,
+    HeadWeights,
     Slots,
     Weights,
     induction_weights,
     previous_token_weights,
     readout_weights,
 )
-from .rope import apply_rope
+from .rope import LAYOUTS, MAX_FACTOR, SCALING_METHODS, apply_rope, frequencies, scaled_frequencies
 
 #: The longest text :func:`forward` accepts, 8,192 letters. The trace holds four T x T float64
 #: matrices (the scores and patterns of both layers, T = letters + 1 with the start token): at
@@ -87,6 +90,18 @@ class Config:
     beta: float = 1000.0  # sharpness of the layer-1 head (scales its queries), in (0, 1e6]
     gamma: float = 100.0  # readout sharpness, in (0, 1e6]: logit of v is gamma cos(a_v - a_B)
     bos: bool = True  # put the start token <s> (zero embedding) at position 0: True or False
+    # RoPE as real models run it (the pages under real-models/). The heads are written for
+    # interleaved pairs; with layout "half" W_q and W_k are reordered by interleaved_to_half.
+    # weights_layout names the layout the weights were reordered for: the other one runs them
+    # under the wrong convention, the bug of loading weights from the other codebase.
+    layout: str = "interleaved"  # "interleaved": pairs (2i, 2i+1); "half": pairs (i, i + r/2)
+    weights_layout: str | None = None  # layout the weights were written for; None: layout
+    rotary_pct: float = 1.0  # in (0, 1]: the first r = int(d * rotary_pct) coordinates rotate
+    # Context extension. The weights stay as built; only the rotation (and, for "yarn", the
+    # attention logits) changes. factor and original_max_position go with a scaling.
+    scaling: str | None = None  # None or one of rope.SCALING_METHODS
+    factor: float | None = None  # the extension s, in [1, 1e6]
+    original_max_position: int | None = None  # L, the context built for, in [1, 10**9]
 
     def __post_init__(self) -> None:
         check_model_dims(self.d, self.D)
@@ -97,6 +112,36 @@ class Config:
         check_sharpness("beta", self.beta)
         check_sharpness("gamma", self.gamma)
         check_bool("bos", self.bos)
+        check_choice("layout", self.layout, LAYOUTS)
+        if self.weights_layout is not None:
+            check_choice("weights_layout", self.weights_layout, LAYOUTS)
+        pct = check_real("rotary_pct", self.rotary_pct, 0.0, 1.0, lo_open=True)
+        r = int(self.d * pct)
+        if r < 2 or r % 2:
+            raise ValueError(
+                f"rotary_pct must make int(d * rotary_pct) an even number >= 2; got "
+                f"rotary_pct={self.rotary_pct!r} with d={self.d} ({r} coordinates)"
+            )
+        if self.scaling is None:
+            for name in ("factor", "original_max_position"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name} has an effect only with a scaling; got scaling=None")
+            return
+        check_choice("scaling", self.scaling, SCALING_METHODS)
+        for name in ("factor", "original_max_position"):
+            if getattr(self, name) is None:
+                raise ValueError(f"scaling={self.scaling!r} needs {name}")
+        check_real("factor", self.factor, 1.0, MAX_FACTOR)
+        check_int_range("original_max_position", self.original_max_position, 1, 10**9)
+        scaled_frequencies(  # refuses what the method cannot take (ntk with d < 4, ...)
+            r, base=self.base, method=self.scaling, factor=self.factor,
+            original_max_position=self.original_max_position, seq_len=1,
+        )  # fmt: skip
+
+    @property
+    def rotary_dims(self) -> int:
+        """How many leading coordinates of each head rotate: ``int(d * rotary_pct)``."""
+        return int(self.d * self.rotary_pct)
 
 
 def make_config(**config) -> Config:
@@ -120,14 +165,17 @@ class Trace:
     | name | shape | equation |
     |---|---|---|
     | `tokens` | T | the tokens, `"<s>"` first when `config.bos` |
-    | `positions` | (T,) | \(m = 0, 1, \ldots, T-1\) |
+    | `positions` | (T,) | the position of each token, \(m = 0, 1, \ldots, T-1\) unless given |
+    | `mask` | (T, T) | True where query \(m\) may see key \(n\) (causal: \(n \le m\)) |
+    | `theta` | (r/2,) | the frequencies the rotary part of each head turns by |
+    | `attention_factor` | | the factor on queries and keys (YaRN's, else 1) |
     | `weights` | | the :class:`~rope_explained.heads.Weights` (`L0`, `L1`, `readout`) |
     | `h0` | (T, D) | \(h^{(0)}_m = [1; E[t_m]; 0; 0]\) |
     | `k0_pre`, `q0_pre` | (T, d) | \(W_k h_n\), \(W_q h_m\): layer-0 keys and queries before RoPE |
     | `k0` | (T, d) | \(k^{(0)}_n = R_{\Theta,n} W_k h_n\) |
     | `q0` | (T, d) | \(q^{(0)}_m = R_{\Theta,m} W_q h_m\) |
     | `scores0` | (T, T) | \(q^{(0)T}_m k^{(0)}_n\) for every pair (no mask) |
-    | `A0` | (T, T) | causal softmax of `scores0` over \(n \le m\) |
+    | `A0` | (T, T) | softmax of `scores0` over the keys `mask` lets each query see |
     | `v0` | (T, d) | \(V^{(0)} h^{(0)}_n\) (before the output map) |
     | `o0` | (T, D) | \(o^{(0)}_m = \sum_n A^{(0)}_{m,n} W_o v_n\) |
     | `h1` | (T, D) | \(h^{(0)} + o^{(0)}\) |
@@ -148,6 +196,9 @@ class Trace:
     tokens: list[str]
     vocab: list[str]
     positions: np.ndarray
+    mask: np.ndarray = field(repr=False)
+    theta: np.ndarray = field(repr=False)
+    attention_factor: float
     weights: Weights = field(repr=False)
     h0: np.ndarray = field(repr=False)
     k0_pre: np.ndarray = field(repr=False)
@@ -191,7 +242,12 @@ class Trace:
                 f"weights must be the Weights of a model with d={c.d}, D={c.D}; "
                 f"got {show(self.weights)}"
             )
-        dims = {"T": len(tokens), "d": c.d, "D": c.D, "V": len(VOCAB)}
+        T = len(tokens)
+        mask = self.mask
+        if not isinstance(mask, np.ndarray) or mask.dtype != bool or mask.shape != (T, T):
+            raise ValueError(f"mask must be a bool array of shape ({T}, {T}); got {show(mask)}")
+        check_real("attention_factor", self.attention_factor, 0.0, 1e6, lo_open=True)
+        dims = {"T": T, "d": c.d, "D": c.D, "V": len(VOCAB), "r/2": c.rotary_dims // 2}
         for name, axes in _TRACE_SHAPES.items():
             shape = tuple(dims[a] for a in axes)
             value = getattr(self, name)
@@ -205,12 +261,6 @@ class Trace:
     def attention(self) -> tuple[np.ndarray, np.ndarray]:
         """The two attention patterns, layer 0 first, each ``(T, T)``."""
         return (self.A0, self.A1)
-
-    @property
-    def mask(self) -> np.ndarray:
-        """The causal mask, ``(T, T)``: True where key n may be seen by query m (n <= m)."""
-        T = len(self.tokens)
-        return np.tril(np.ones((T, T), dtype=bool))
 
     @property
     def slots(self) -> Slots:
@@ -240,6 +290,7 @@ def _in_forward() -> Iterator[None]:
 
 _TRACE_SHAPES = {
     "positions": ("T",),
+    "theta": ("r/2",),
     **dict.fromkeys(("h0", "o0", "h1", "o1", "h2"), ("T", "D")),
     **dict.fromkeys(("k0_pre", "q0_pre", "k0", "q0", "v0"), ("T", "d")),
     **dict.fromkeys(("k1_pre", "q1_pre", "k1", "q1", "v1"), ("T", "d")),
@@ -250,22 +301,26 @@ _TRACE_SHAPES = {
 
 def _check_tokens(tokens: list[str]) -> None:
     for pos, t in enumerate(tokens):
-        if not (isinstance(t, str) and (t in VOCAB or (t == BOS and pos == 0))):
+        if not (isinstance(t, str) and (t in VOCAB or t in (BOS, PAD))):
             raise ValueError(
-                f"tokens must be letters a-z, with {BOS!r} allowed first; "
-                f"got {show(t)} at position {pos}"
+                f"tokens must be letters a-z, {BOS!r} or {PAD!r}; got {show(t)} at position {pos}"
             )
 
 
-def causal_softmax(scores: np.ndarray) -> np.ndarray:
+def causal_softmax(scores: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     r"""\(A_{m,n} = e^{s_{m,n}} / \sum_{n' \le m} e^{s_{m,n'}}\) for \(n \le m\), else 0.
 
     Stable for any finite scores: each row is shifted by its largest visible score first.
     ``scores`` is an array of shape ``(..., T, T)`` with at most ``(MAX_LETTERS + 1) ** 2``
     entries. Entries above the diagonal are not read; those on and below it must be finite or
     ``-inf`` (weight 0), with a finite one in every row. The result is float64 and is the only
-    ``(..., T, T)`` array the function allocates: the mask, the shift, the exponential and the
-    division work in place.
+    ``(..., T, T)`` float array the function allocates: the mask, the shift, the exponential
+    and the division work in place.
+
+    ``mask``, a bool array of shape ``(T, T)``, hides more keys than causality does (padding,
+    a second document in the same sequence): query \(m\) sees key \(n\) only where
+    ``mask[m, n]``. It must be causal (nothing above the diagonal) and let every query see
+    itself (the diagonal all True).
 
     Examples:
         >>> causal_softmax(np.zeros((3, 3)))[2]
@@ -277,9 +332,14 @@ def causal_softmax(scores: np.ndarray) -> np.ndarray:
     if scores.shape[-1] != scores.shape[-2]:
         raise ValueError(f"scores must have shape (..., T, T); got shape {scores.shape}")
     T = scores.shape[-1]
+    if mask is not None:
+        mask = check_mask(mask, T)
     A = np.array(scores, dtype=np.float64)  # a copy: the caller's scores are kept
-    for m in range(T - 1):
-        A[..., m, m + 1 :] = -np.inf  # key n > m is not visible to query m
+    if mask is None:
+        for m in range(T - 1):
+            A[..., m, m + 1 :] = -np.inf  # key n > m is not visible to query m
+    else:
+        np.copyto(A, -np.inf, where=~mask)
     row_max = A.max(axis=-1, keepdims=True)  # the diagonal is always visible
     if not np.isfinite(row_max).all():
         raise ValueError(
@@ -290,6 +350,19 @@ def causal_softmax(scores: np.ndarray) -> np.ndarray:
     np.exp(A, out=A)
     A /= A.sum(axis=-1, keepdims=True)
     return A
+
+
+def check_mask(mask: object, T: int) -> np.ndarray:
+    """An attention mask: a causal bool array of shape ``(T, T)`` with a True diagonal, for
+    ``T`` in ``[1, MAX_LETTERS + 1]``."""
+    T = check_int_range("T", T, 1, MAX_LETTERS + 1)
+    if not isinstance(mask, np.ndarray) or mask.dtype != bool or mask.shape != (T, T):
+        raise ValueError(f"mask must be a bool array of shape ({T}, {T}); got {show(mask)}")
+    if np.triu(mask, 1).any():
+        raise ValueError("mask must be causal: no key after its query (nothing above the diagonal)")
+    if not mask.diagonal().all():
+        raise ValueError("mask must let every query see itself (its diagonal all True)")
+    return mask
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -308,23 +381,75 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 
 def build_weights(config: Config) -> Weights:
-    """All weights of the model for ``config`` (a :class:`Config`): layer 0, layer 1 and the
-    readout."""
+    r"""All weights of the model for ``config`` (a :class:`Config`): layer 0, layer 1 and the
+    readout.
+
+    The heads are written for interleaved pairs and for the model's rotary width; when the
+    weights are meant for the "half" layout (``config.weights_layout``, which defaults to
+    ``config.layout``), the rows of each head's \(W_q\) and \(W_k\) that rotate are reordered
+    by :func:`~rope_explained.conventions.interleaved_to_half`.
+    """
     if not isinstance(config, Config):
         raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
     c = config
-    return Weights(
-        L0=previous_token_weights(c.d, c.D, c.base, c.alpha, c.offset),
-        L1=induction_weights(c.d, c.D, c.beta, c.head),
-        readout=readout_weights(c.d, c.D, c.gamma),
-    )
+    L0 = previous_token_weights(c.d, c.D, c.base, c.alpha, c.offset, c.rotary_dims)
+    L1 = induction_weights(c.d, c.D, c.beta, c.head)
+    if (c.weights_layout or c.layout) == "half":
+        L0, L1 = _to_half(L0, c.rotary_dims), _to_half(L1, c.rotary_dims)
+    return Weights(L0=L0, L1=L1, readout=readout_weights(c.d, c.D, c.gamma))
+
+
+def _to_half(head: HeadWeights, r: int) -> HeadWeights:
+    """The head with the rotating rows of W_q and W_k reordered for rotate-half pairs."""
+    W_q, W_k = np.array(head.W_q), np.array(head.W_k)
+    W_q[:r], W_k[:r] = interleaved_to_half(W_q[:r]), interleaved_to_half(W_k[:r])
+    return dataclasses.replace(head, W_q=W_q, W_k=W_k)
+
+
+def rope_frequencies(config: Config, seq_len: int) -> tuple[np.ndarray, float]:
+    """The frequencies the rotary part of each head turns by, for a text of ``seq_len``
+    positions, and the factor on queries and keys: ``(theta, attention_factor)``.
+
+    Without a scaling these are ``frequencies(rotary_dims, base)`` and 1; with one, what
+    :func:`~rope_explained.rope.scaled_frequencies` gives (``"dynamic-ntk"`` depends on
+    ``seq_len``).
+    """
+    if not isinstance(config, Config):
+        raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
+    seq_len = check_int_range("seq_len", seq_len, 1, 10**9)
+    c = config
+    if c.scaling is None:
+        return frequencies(c.rotary_dims, c.base), 1.0
+    return scaled_frequencies(
+        c.rotary_dims, base=c.base, method=c.scaling, factor=c.factor,
+        original_max_position=c.original_max_position, seq_len=seq_len,
+    )  # fmt: skip
+
+
+def rotate(x: np.ndarray, positions: np.ndarray, config: Config, theta: np.ndarray) -> np.ndarray:
+    r"""\(R_{\Theta,m}\,x_m\) for every row of ``x`` (``(T, d)``) at its position: the first
+    ``rotary_dims`` coordinates turn by ``theta`` (``(rotary_dims / 2,)``) in
+    ``config.layout``, the rest stay."""
+    if not isinstance(config, Config):
+        raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
+    r = config.rotary_dims
+    x = check_array("x", x, ndim=2, min_size=0, max_abs=1e150)
+    if x.shape[-1] != config.d:
+        raise ValueError(f"x must have shape (T, d) with d = {config.d}; got shape {x.shape}")
+    positions = check_array("positions", positions, shape=(x.shape[0],), min_size=0, max_abs=1e12)
+    theta = check_array("theta", theta, shape=(r // 2,))
+    if r == x.shape[-1]:
+        return apply_rope(x, positions, layout=config.layout, inv_freq=theta)
+    out = np.array(x)  # (T, d)
+    out[..., :r] = apply_rope(x[..., :r], positions, layout=config.layout, inv_freq=theta)
+    return out
 
 
 def embed(tokens: list[str], config: Config) -> np.ndarray:
     r"""The initial residual stream \(h^{(0)}\), shape ``(T, D)``: bias 1, then \(E[t]\).
 
-    ``tokens`` is a list of 1 to ``MAX_LETTERS + 1`` letters a-z, optionally with ``"<s>"``
-    first; ``config`` a :class:`Config`.
+    ``tokens`` is a list of 1 to ``MAX_LETTERS + 1`` tokens, letters a-z, ``"<s>"`` or
+    ``"<pad>"`` (both embed as zero); ``config`` a :class:`Config`.
     """
     if not isinstance(config, Config):
         raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
@@ -338,21 +463,21 @@ def embed(tokens: list[str], config: Config) -> np.ndarray:
     h = np.zeros((len(tokens), config.D))  # (T, D)
     h[:, s.bias] = 1.0
     for m, t in enumerate(tokens):
-        if t != BOS:
+        if t in VOCAB:
             h[m, s.tok] = E[VOCAB.index(t)]
     return h
 
 
-# --8<-- [start:forward]
 def forward(text: str, **config) -> Trace:
     r"""Run the two-layer RoPE transformer on ``text`` and return its :class:`Trace`.
 
     ``text`` is a string of 1 to :data:`MAX_LETTERS` (8,192) letters a-z (upper case is folded
-    to lower case); ``config`` overrides the :class:`Config` defaults (``alpha``, ``base``,
-    ``d``, ``D``, ``head``, ``offset``, ``beta``, ``gamma``, ``bos``), each within the range
+    to lower case); ``config`` overrides the :class:`Config` defaults, each within the range
     that :class:`Config` documents. A longer text is refused: the trace holds four T x T
     float64 matrices (T = letters + 1), 2.1 GB at 8,192 letters, and the whole pass peaks at
-    about 2.2 GiB there.
+    about 2.2 GiB there. The start token comes first when ``bos`` is True; positions count
+    from 0 and every query sees the keys up to its own (:func:`forward_tokens` takes other
+    positions and masks).
 
     Examples:
         >>> trace = forward("abcab")
@@ -367,29 +492,58 @@ def forward(text: str, **config) -> Trace:
         why = f" (MAX_LETTERS): its trace holds four T x T matrices, {32 * T * T / 1e9:,.1f} GB"
         check_text("text", text, MAX_LETTERS, unit="letters", who="forward", why=why)
     tokens = ([BOS] if cfg.bos else []) + tokenize(text)
+    return forward_tokens(tokens, cfg)
+
+
+# --8<-- [start:forward]
+def forward_tokens(
+    tokens: list[str],
+    config: Config,
+    positions: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
+) -> Trace:
+    r"""The forward pass itself: ``tokens`` at ``positions``, attending as ``mask`` allows.
+
+    ``tokens`` are letters a-z, ``"<s>"`` or ``"<pad>"`` (1 to ``MAX_LETTERS + 1`` of them);
+    ``positions`` (default \(0, 1, \ldots, T-1\)) are the finite numbers RoPE rotates each
+    token by; ``mask`` (default causal) is a causal ``(T, T)`` bool array with a True diagonal
+    that says which keys each query sees. :func:`forward` is this with the defaults.
+    """
+    if not isinstance(config, Config):
+        raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
+    cfg = config
+    if not isinstance(tokens, list) or not 1 <= len(tokens) <= MAX_LETTERS + 1:
+        raise ValueError(
+            f"tokens must be a list of 1 to {MAX_LETTERS + 1} tokens; got {show(tokens)}"
+        )
     T = len(tokens)
-    m = n = np.arange(T, dtype=np.float64)  # positions of the queries (m) and the keys (n)
+    if positions is None:
+        positions = np.arange(T, dtype=np.float64)
+    positions = check_array("positions", positions, shape=(T,), max_abs=1e12)
+    mask = np.tri(T, dtype=bool) if mask is None else check_mask(mask, T)
+    m = n = positions  # (T,) the positions of the queries (m) and of the keys (n)
     W = build_weights(cfg)
     L0, L1, out = W.L0, W.L1, W.readout
+    theta, af = rope_frequencies(cfg, seq_len=T)  # (r/2,), YaRN's factor (else 1)
 
     h0 = embed(tokens, cfg)  # (T, D)
     # Layer 0: previous-token head
     k0_pre = h0 @ L0.W_k.T  # (T, d)  W_k h_n = c
     q0_pre = h0 @ L0.W_q.T  # (T, d)  W_q h_m = alpha R_{-1} c
-    k0 = apply_rope(k0_pre, n, cfg.base)  # (T, d)  k_n = R_n W_k h_n
-    q0 = apply_rope(q0_pre, m, cfg.base)  # (T, d)  q_m = R_m W_q h_m
+    k0 = af * rotate(k0_pre, n, cfg, theta)  # (T, d)  k_n = R_n W_k h_n
+    q0 = af * rotate(q0_pre, m, cfg, theta)  # (T, d)  q_m = R_m W_q h_m
     scores0 = q0 @ k0.T  # (T, T)  [m, n] = q_m^T k_n
-    A0 = causal_softmax(scores0)  # (T, T)  softmax over n <= m
+    A0 = causal_softmax(scores0, mask)  # (T, T)  softmax over the visible n <= m
     v0 = h0 @ L0.W_v.T  # (T, d)  V h_n
     o0 = (A0 @ v0) @ L0.W_o.T  # (T, D)  o_m = W_o sum_n A_mn v_n
     h1 = h0 + o0  # (T, D)  residual add
     # Layer 1: induction head (or the rank-1 construction)
     k1_pre = h1 @ L1.W_k.T  # (T, d)
     q1_pre = h1 @ L1.W_q.T  # (T, d)
-    k1 = apply_rope(k1_pre, n, cfg.base)  # (T, d)
-    q1 = apply_rope(q1_pre, m, cfg.base)  # (T, d)
+    k1 = af * rotate(k1_pre, n, cfg, theta)  # (T, d)
+    q1 = af * rotate(q1_pre, m, cfg, theta)  # (T, d)
     scores1 = q1 @ k1.T  # (T, T)
-    A1 = causal_softmax(scores1)  # (T, T)
+    A1 = causal_softmax(scores1, mask)  # (T, T)
     v1 = h1 @ L1.W_v.T  # (T, d)
     o1 = (A1 @ v1) @ L1.W_o.T  # (T, D)
     h2 = h1 + o1  # (T, D)  residual add
@@ -399,7 +553,8 @@ def forward(text: str, **config) -> Trace:
 
     with _in_forward():  # finite by construction: the Trace checks shapes, not values
         return Trace(
-            config=cfg, tokens=tokens, vocab=list(VOCAB), positions=m, weights=W,
+            config=cfg, tokens=list(tokens), vocab=list(VOCAB), positions=m, mask=mask,
+            theta=theta, attention_factor=af, weights=W,
             h0=h0, k0_pre=k0_pre, q0_pre=q0_pre, k0=k0, q0=q0, scores0=scores0, A0=A0, v0=v0,
             o0=o0, h1=h1, k1_pre=k1_pre, q1_pre=q1_pre, k1=k1, q1=q1, scores1=scores1, A1=A1,
             v1=v1, o1=o1, h2=h2, logits=logits, probs=probs,

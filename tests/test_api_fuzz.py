@@ -46,9 +46,18 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import rope_explained
-from rope_explained import embedding, examples, experiments, figures, heads, model, rope
+from rope_explained import (
+    conventions,
+    embedding,
+    examples,
+    experiments,
+    figures,
+    heads,
+    model,
+    rope,
+)
 
-MODULES = (rope_explained, embedding, rope, heads, model, experiments, examples)
+MODULES = (rope_explained, embedding, rope, conventions, heads, model, experiments, examples)
 FIGURE_API = (
     "register",
     "get",
@@ -140,6 +149,11 @@ CONFIG_KEYS = {
     "beta": lambda z: st.floats(0.01, 1e4),
     "gamma": lambda z: st.floats(0.01, 1e4),
     "bos": lambda z: st.booleans(),
+    "layout": lambda z: st.sampled_from(rope.LAYOUTS),
+    "weights_layout": lambda z: st.none() | st.sampled_from(rope.LAYOUTS),
+    "rotary_pct": lambda z: st.sampled_from([1.0] if z.d < 4 else [1.0, 0.5]),
+    # a scaling needs a factor and an original length with it: drawn together in test_model
+    "scaling": lambda z: st.none(),
 }
 #: Valid values by parameter name, given the example's :class:`Dims`.
 VALID = {
@@ -205,6 +219,15 @@ VALID = {
         ["rope_explained.figures.home", "rope_explained.figures.notes.semantic_heads"]
     ),
     "spec": lambda z: st.just(figures.get(FAST_FIGURE)),
+    "schedule": lambda z: st.sampled_from(rope.SCHEDULES),
+    "seq_len": lambda z: st.integers(1, 10**5),
+    "low_freq_factor": lambda z: st.floats(0.5, 1.5),
+    "high_freq_factor": lambda z: st.floats(2.0, 8.0),
+    "ramp": lambda z: st.sampled_from(rope.YARN_RAMPS),
+    "W": lambda z: arrays((z.d, z.D)),
+    "n_heads": lambda z: st.just(1),
+    "rotary_dims": lambda z: st.none() | st.just(z.d),
+    "mask": lambda z: st.none() | st.just(np.tri(z.seq, dtype=bool)),
 }
 #: Per-callable valid values where the generic ones do not fit together.
 OVERRIDES = {
@@ -216,7 +239,27 @@ OVERRIDES = {
         "text": lambda z: st.just(SAMPLE_PROMPT.text),
     },
     "rope_explained.experiments.d0_sweep_values": {"d": lambda z: st.sampled_from([32, 48, 64])},
-    "rope_explained.rope.scaled_frequencies": {"d": lambda z: st.sampled_from([4, 8, 64])},
+    "rope_explained.rope.scaled_frequencies": {
+        "d": lambda z: st.sampled_from([4, 8, 64]),
+        "seq_len": lambda z: st.integers(1, 10**5),
+    },
+    "rope_explained.rope.frequencies": {"d": lambda z: st.sampled_from([4, 8, 16, 64])},
+    "rope_explained.model.Config": {
+        "factor": lambda z: st.none(),
+        "original_max_position": lambda z: st.none(),
+    },
+    "rope_explained.model.check_mask": {
+        "mask": lambda z: st.just(np.tri(z.seq, dtype=bool)),
+        "T": lambda z: st.just(z.seq),
+    },
+    "rope_explained.model.forward_tokens": {
+        "tokens": lambda z: st.lists(
+            st.sampled_from([*embedding.VOCAB, embedding.BOS, embedding.PAD]),
+            min_size=z.seq,
+            max_size=z.seq,
+        ),
+        "positions": lambda z: st.none() | arrays((z.seq,), st.floats(-1e4, 1e4)),
+    },
     "rope_explained.experiments.semantic_head_experiment": {
         "d": lambda z: st.just(32),
         "D": lambda z: st.just(64),

@@ -792,7 +792,7 @@ def test_complete_code_listing_and_table():
     start = source.index("# --8<-- [start:forward]\n")
     end = source.index("# --8<-- [end:forward]")
     section = source[start:end]
-    assert section.count("\ndef forward(") == 1 and "return Trace(" in section
+    assert section.count("\ndef forward_tokens(") == 1 and "return Trace(" in section
     text = (DOCS / "equations/forward-pass.md").read_text(encoding="utf-8")
     assert '--8<-- "rope_explained/model.py:forward"' in text
     rows = re.findall(r"\n\| (`[^\n]*?) \| ([^|\n]+) \| ([^|\n]+) \|", text)

@@ -677,9 +677,11 @@ def test_mike_deploys_the_version_and_its_alias(deployed):
     assert {"0.1.0", "latest", "versions.json", "index.html"} <= set(tree)
     versions = json.loads(_git(repo, "show", "gh-pages:versions.json"))
     assert versions == [{"version": "0.1.0", "title": "0.1.0", "aliases": ["latest"]}]
-    for folder in ("0.1.0", "latest"):
-        listed = _git(repo, "ls-tree", "-r", "--name-only", "gh-pages", folder)
-        assert f"{folder}/equations/rope/index.html" in listed.split()
+    listed = _git(repo, "ls-tree", "-r", "--name-only", "gh-pages", "0.1.0")
+    assert "0.1.0/equations/rope/index.html" in listed.split()
+    mode, kind, _ = _git(repo, "ls-tree", "gh-pages", "latest").split(maxsplit=2)
+    assert (mode, kind) == ("120000", "blob"), "latest is mike's symlink to the version"
+    assert _git(repo, "show", "gh-pages:latest") == "0.1.0"
     redirect = _git(repo, "show", "gh-pages:index.html")
     assert "latest/" in redirect
 

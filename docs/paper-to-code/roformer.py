@@ -477,7 +477,7 @@ fig = roformer_figures.long_term_decay()
 d, base, L, s = 128, 10000.0, 2048, 4.0
 theta = rope_explained.frequencies(d, base)
 rows = {"original": (theta, 1.0)}
-for method in rope_explained.SCALING_METHODS:
+for method in ("linear", "ntk", "yarn"):  # the three schedules of this section
     rows[method] = rope_explained.scaled_frequencies(
         d, base=base, method=method, factor=s, original_max_position=L
     )
