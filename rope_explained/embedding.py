@@ -20,6 +20,8 @@ Two facts follow from the angle-sum formula
 
 from __future__ import annotations
 
+import unicodedata
+
 import numpy as np
 
 from ._checks import check_array, check_bool, check_head_dim, check_size, show
@@ -124,13 +126,26 @@ def tokenize(text: str, fold_case: bool = True) -> list[str]:
         raise ValueError(f"text must be a str; got {type(text).__name__}")
     if text == "":
         raise ValueError("text is empty; give at least one letter a-z")
+    given = text
     if fold_case:
         text = "".join(ch.lower() if "A" <= ch <= "Z" else ch for ch in text)
     for pos, ch in enumerate(text):
         if ch not in VOCAB:
+            lo, hi = max(0, pos - 8), min(len(given), pos + 9)
             raise ValueError(
-                f"text has character {ch!r} at position {pos}, outside the vocabulary: "
-                "only the letters a-z are allowed"
-                + ("" if fold_case else " (upper case is not folded: fold_case=False)")
+                f"text: character {_describe_char(given[pos])} at position {pos} is not a "
+                "letter a-z (outside the vocabulary; allowed: a-z"
+                + (", and A-Z read as lower case" if fold_case else "; fold_case=False")
+                + f"); text[{lo}:{hi}] = {ascii(given[lo:hi])}"
             )
     return list(text)
+
+
+def _describe_char(ch: str) -> str:
+    """``U+XXXX``, then the character itself between Unicode isolates (U+2068 ... U+2069), so
+    it cannot reorder the message, unless it is invisible (control, format, combining,
+    separator, unassigned)."""
+    code = f"U+{ord(ch):04X}"
+    if unicodedata.category(ch)[0] in "CMZ":
+        return code
+    return f"{code} (\u2068{ch}\u2069)"

@@ -1,27 +1,35 @@
 """The playground page: its JavaScript forward pass against the package, and the page in Chromium.
 
-Two groups of tests:
+Four groups of tests:
 
-* the in-browser ``RopePlayground.forward`` (docs/javascripts/playground.js, loaded into a blank
-  page) agrees with :func:`rope_explained.model.forward` to 1e-9 on every case of
-  :func:`playground_cases.reference_cases`;
+* the data file the build writes (docs/hooks/playground.py) holds the package's values, and
+  the scripts restate none of them;
+* the in-browser ``RopePlaygroundModel.forward`` (docs/javascripts/playground/model.js, loaded
+  with the generated data.js into a blank page) agrees with :func:`rope_explained.model.forward`
+  to 1e-9 on every case of :func:`playground_cases.reference_cases`;
 * the built page, driven like a reader drives it: typing, the sliders, the head switch, the
-  buttons, bad input and markup, hovering and the keyboard, instant navigation.
+  buttons, bad input and markup, hovering and the keyboard;
+* the scripts load on the playground page only, and instant navigation starts and restarts it.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import math
 import re
+import unicodedata
 from pathlib import Path
+from urllib.parse import urljoin, urlparse
 
 import matplotlib
 import numpy as np
+import playground as hook  # docs/hooks/playground.py, on sys.path through conftest.py
 import pytest
 from playground_cases import export_reference, reference_cases, reference_trace
 
+from rope_explained.embedding import LETTER_STEP, VOCAB, tokenize
 from rope_explained.examples import (
     ALPHA_RANGE,
     BASE_RANGE,
@@ -30,16 +38,23 @@ from rope_explained.examples import (
     OPENING_PROMPT,
     RANK1_FAILS_PROMPT,
 )
-from rope_explained.model import forward, predict_next
+from rope_explained.figures import get as get_figure
+from rope_explained.figures import load_all as load_figures
+from rope_explained.figures.playground import SCORE_GAP_FLOOR, score_gap
+from rope_explained.heads import HEADS
+from rope_explained.model import Config, forward, predict_next
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "docs" / "javascripts" / "playground.js"
+JS_DIR = ROOT / "docs" / "javascripts" / "playground"
+MODEL_JS = JS_DIR / "model.js"
+UI_JS = JS_DIR / "ui.js"
+PAGE_MD = ROOT / "docs" / "playground.md"
 TOL = 1e-9
 MATRICES = ("scores0", "A0", "scores1", "A1", "probs")
 
-# Runs RopePlayground.forward and returns its arrays as base64 float64 bytes (exact and compact).
+# Runs RopePlaygroundModel.forward; returns its arrays as base64 float64 bytes (exact, compact).
 PULL = """(args) => {
-  const r = RopePlayground.forward(args.text, args.config);
+  const r = RopePlaygroundModel.forward(args.text, args.config);
   const b64 = (a) => {
     const u = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
     let s = '';
@@ -54,14 +69,14 @@ PULL = """(args) => {
 }"""
 
 
-# The message of the error RopePlayground.forward(text, config) throws, or null.
+# The message of the error RopePlaygroundModel.forward(text, config) throws, or null.
 CATCH = """([text, config]) => {
-  try { RopePlayground.forward(text, config); return null; } catch (e) { return e.message; }
+  try { RopePlaygroundModel.forward(text, config); return null; } catch (e) { return e.message; }
 }"""
 
 
 def js_forward(page, text: str, config: dict | None = None) -> dict:
-    """``RopePlayground.forward(text, config)`` in the page, arrays as numpy ``(T, -1)``."""
+    """``RopePlaygroundModel.forward(text, config)`` in the page, arrays as numpy ``(T, -1)``."""
     r = page.evaluate(PULL, {"text": text, "config": config or {}, "keys": list(MATRICES)})
     T = r["T"]
     for k in MATRICES:
@@ -82,15 +97,232 @@ def js_trace_of_page(page) -> dict:
     return r
 
 
+# --- one source: the data file the build writes -------------------------------------------------
+
+
+def expected_data() -> dict:
+    """What data.js must hold of the package's values, read straight from the package."""
+    return {
+        "DEFAULTS": {f.name: f.default for f in dataclasses.fields(Config)},
+        "MAX_LETTERS": MAX_LETTERS,
+        "ALPHA_RANGE": list(ALPHA_RANGE),
+        "BASE_RANGE": list(BASE_RANGE),
+        "VOCAB": list(VOCAB),
+        "LETTER_STEP": LETTER_STEP,
+        "HEADS": list(HEADS),
+        "OPENING_PROMPT": OPENING_PROMPT,
+        "RANK1_FAILS_PROMPT": RANK1_FAILS_PROMPT,
+        "LONG_PROMPT": LONG_PROMPT,
+        "SCORE_GAP_FLOOR": SCORE_GAP_FLOOR,
+    }
+
+
+# The page's own words for the heads, and which head is the document's rank-1 one.
+PAGE_ONLY_KEYS = {"HEAD_LABELS", "RANK1_HEAD"}
+
+
+def code_of(src: str) -> str:
+    """JavaScript without its comments and without the long hex strings of the colour tables."""
+    src = re.sub(r"/\*.*?\*/", " ", src, flags=re.S)
+    src = re.sub(r"(?m)(^|(?<=[\s;,{}()]))//.*$", " ", src)
+    return re.sub(r'"[0-9a-f]{600,}"', '""', src)
+
+
+def restated(src: str) -> list[str]:
+    """The package's values that a JavaScript source spells out itself (comments aside)."""
+    code = code_of(src)
+    found = [p for p in (OPENING_PROMPT, RANK1_FAILS_PROMPT, "".join(VOCAB)) if p in code]
+    found += sorted(
+        {LONG_PROMPT[i : i + 12] for i in range(len(LONG_PROMPT) - 11)}
+        & {code[i : i + 12] for i in range(len(code) - 11)}
+    )[:1]
+    # the defaults, the input limit and the slider ends, as literals (10000, 1e4, 1000, ...)
+    found += re.findall(r"(?<![\w.])(?:10000|1e4|1000|1e3|1e6|1000000|256|0\.1)(?![\w.])", code)
+    found += re.findall(r"(?:min|max|value)\s*:\s*\"-?\d", code)  # slider ranges as strings
+    heads = "|".join(map(re.escape, HEADS))
+    found += re.findall(rf"[\"'](?:{heads})[\"']", code)  # head names
+    found += re.findall(r"Math\.PI\s*/\s*13|a(?:\\u2013|\u2013|-)z", code)  # letter step, "a-z"
+    return found
+
+
+def test_restated_finds_hand_copies():
+    """The check below catches the hand copies the scripts used to hold."""
+    old = (
+        'var OPENING = "inductionheadsinductionhe"; // the opening prompt\n'
+        "var DEFAULTS = {d: 64, base: 10000, beta: 1000}; var MAX_LETTERS = 256;\n"
+        f'var LONG = ("{LONG_PROMPT[:100]}" +\n "{LONG_PROMPT[100:]}");\n'
+        'el("input", {type: "range", min: "-1", max: "3"}); var h = "rank1";\n'
+        'var LETTER_STEP = Math.PI / 13; label("letters a\\u2013z");'
+    )
+    found = restated(old)
+    assert OPENING_PROMPT in found and "10000" in found and "1000" in found and "256" in found
+    assert any(f in LONG_PROMPT for f in found if len(f) == 12)
+    assert 'min: "-' in "".join(found) and '"rank1"' in found and "Math.PI / 13" in found
+    assert "a\\u2013z" in found
+    assert restated("// var OPENING = 'inductionheadsinductionhe', base 10000") == []
+
+
+@pytest.mark.parametrize("path", [MODEL_JS, UI_JS], ids=lambda p: p.name)
+def test_scripts_restate_no_package_value(path):
+    """model.js and ui.js read the prompts, defaults, limits and ranges from data.js only."""
+    assert restated(path.read_text(encoding="utf-8")) == []
+
+
+def test_data_file_holds_the_package_values():
+    """The hook's data is the package's, the head labels name exactly the package's heads."""
+    data = hook.playground_data()
+    assert set(data) == set(expected_data()) | PAGE_ONLY_KEYS
+    assert {k: data[k] for k in expected_data()} == expected_data()
+    assert list(data["HEAD_LABELS"]) == list(HEADS) and data["RANK1_HEAD"] in HEADS
+    assert data["DEFAULTS"] == dataclasses.asdict(Config())
+    assert json.loads(json.dumps(data)) == data  # JSON holds it exactly (floats round-trip)
+
+
+def test_data_js_defines_one_frozen_global(js_page):
+    """data.js, run in Chromium, gives the same values, frozen all the way down."""
+    got = js_page.evaluate("() => RopePlaygroundData")
+    assert got == hook.playground_data()
+    frozen = js_page.evaluate(
+        """() => { "use strict";
+                   const d = RopePlaygroundData;
+                   const all = [d, d.DEFAULTS, d.VOCAB, d.HEADS, d.HEAD_LABELS, d.ALPHA_RANGE,
+                                d.BASE_RANGE].every(Object.isFrozen);
+                   let threw = false;
+                   try { d.DEFAULTS.alpha = 1; } catch (e) { threw = e instanceof TypeError; }
+                   return [all, threw, d.DEFAULTS.alpha]; }"""
+    )
+    assert frozen == [True, True, Config().alpha]
+
+
+def test_page_statements_follow_from_the_data():
+    """What docs/playground.md says about the prompts and the panels, computed from the package."""
+    text = " ".join(PAGE_MD.read_text(encoding="utf-8").split())
+    m = re.search(
+        r"Press \*Load (\d+) letters\* \(the last letter, `(\w)`, appeared once before, "
+        r"followed by `(\w)`\)",
+        text,
+    )
+    assert m, "the paragraph about the 256 letters changed: update this test"
+    n, last, after = int(m.group(1)), m.group(2), m.group(3)
+    assert n == len(LONG_PROMPT) == MAX_LETTERS
+    assert last == LONG_PROMPT[-1] and LONG_PROMPT[:-1].count(last) == 1
+    assert after == LONG_PROMPT[LONG_PROMPT.index(last) + 1]
+    m = re.search(r"After `(\w+)` anyone would say `(\w)`", text)
+    assert m and m.group(1) == RANK1_FAILS_PROMPT and m.group(2) == predict_next(m.group(1))
+    m = re.search(r"The opening prompt ends in `(\w+)`", text)
+    assert m and OPENING_PROMPT.endswith(m.group(1))
+    # panel 1: "at most \(\alpha d/2 = 320\) with the defaults", "down to \(-40\)"
+    m = re.search(r"at most \\\(\\alpha d/2 = (\d+)\\\) with the defaults", text)
+    cfg = Config()
+    assert m and int(m.group(1)) == cfg.alpha * cfg.d / 2 == forward(OPENING_PROMPT).scores0.max()
+    m = re.search(r"`cividis` down to \\\((-\d+)\\\)", text)
+    assert m and float(m.group(1)) == SCORE_GAP_FLOOR
+
+
+def test_score_gap_is_each_row_minus_its_best_visible_score():
+    tr = forward("abcab", alpha=0.3)
+    gap = score_gap(tr)
+    for m in range(len(tr.tokens)):
+        best = max(tr.scores0[m, : m + 1])
+        np.testing.assert_allclose(gap[m], tr.scores0[m] - best, rtol=0, atol=1e-12)
+        assert gap[m, : m + 1].max() == 0.0
+
+
+def test_opening_figure_shows_the_live_panels_quantity():
+    """The build-time figure's score panel: each row minus its best, cividis from the floor."""
+    import matplotlib.pyplot as plt
+
+    load_figures()
+    spec = get_figure("playground-opening")
+    fig = spec.draw()
+    try:
+        img = fig.axes[0].images[-1]
+        assert img.get_cmap().name == "cividis" and img.get_clim() == (SCORE_GAP_FLOOR, 0.0)
+        tr = forward(OPENING_PROMPT)
+        shown = np.ma.filled(np.ma.asarray(img.get_array(), dtype=float), np.nan)
+        np.testing.assert_allclose(shown[tr.mask], score_gap(tr)[tr.mask], rtol=0, atol=1e-9)
+        assert np.isnan(shown[~tr.mask]).all()
+    finally:
+        plt.close(fig)
+    # "the diagonal and the key two back trail by about 10.8"
+    caption = " ".join(spec.caption.split())
+    stated_gap = float(re.search(r"key two back trail by about ([\d.]+)", caption).group(1))
+    gap = score_gap(tr)
+    T = len(tr.tokens)
+    for m in range(2, T):
+        assert round(-gap[m, m], 1) == round(-gap[m, m - 2], 1) == stated_gap
+        assert gap[m, m - 1] == 0.0 and (m < 3 or gap[m, : m - 2].max() < -stated_gap)
+    assert f"({SCORE_GAP_FLOOR:g} and below)" in spec.alt
+
+
+# --- characters outside the vocabulary ----------------------------------------------------------
+
+# (text, position of the odd character, its code point, whether its glyph is shown)
+ODD_TEXTS = [
+    ("abc\u202edef", 3, "U+202E", False),  # RIGHT-TO-LEFT OVERRIDE (format)
+    ("ab\u0301c", 2, "U+0301", False),  # COMBINING ACUTE ACCENT
+    ("a\u200bb", 1, "U+200B", False),  # ZERO WIDTH SPACE (format)
+    ("abc\U0001f600", 3, "U+1F600", True),  # GRINNING FACE
+]
+ODD_IDS = ["rtl-override", "combining-mark", "zero-width-space", "emoji"]
+ISOLATE = "\u2068{}\u2069"  # FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE
+BIDI_CONTROLS = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def assert_names_odd_character(msg: str, text: str, pos: int, code: str, glyph: bool):
+    """msg names the character by code point at pos; its glyph, if any, only inside isolates."""
+    ch = text[pos]
+    assert re.search(rf"[Cc]haracter {re.escape(code)}(?![0-9A-F])", msg), msg
+    assert f"at position {pos}" in msg, msg
+    if glyph:
+        assert f"{code} ({ISOLATE.format(ch)})" in msg, msg
+        assert msg.count(ch) == 1
+    else:
+        assert ch not in msg, msg
+    # no bidi control other than the one isolate pair around the glyph
+    assert set(msg) & BIDI_CONTROLS <= ({"\u2068", "\u2069"} if glyph else set()), msg
+    assert msg.count("\u2068") == msg.count("\u2069") == (1 if glyph else 0)
+
+
+@pytest.mark.parametrize(("text", "pos", "code", "glyph"), ODD_TEXTS, ids=ODD_IDS)
+def test_tokenize_names_odd_characters_by_code_point(text, pos, code, glyph):
+    assert unicodedata.category(text[pos])[0] in ("S" if glyph else "CM")
+    with pytest.raises(ValueError) as err:
+        tokenize(text)
+    msg = str(err.value)
+    assert msg.startswith("text") and "a-z" in msg
+    assert_names_odd_character(msg, text, pos, code, glyph)
+
+
+def test_tokenize_quotes_a_short_excerpt():
+    text = "a" * 5000 + "1" + "b" * 5000
+    with pytest.raises(ValueError, match=r"U\+0031 \(\u20681\u2069\) at position 5000") as err:
+        tokenize(text)
+    assert len(str(err.value)) < 200 and "text[4992:5009] = 'aaaaaaaa1bbbbbbbb'" in str(err.value)
+    with pytest.raises(ValueError, match="fold_case=False"):
+        tokenize("Ab", fold_case=False)
+
+
+@pytest.mark.parametrize(("text", "pos", "code", "glyph"), ODD_TEXTS, ids=ODD_IDS)
+def test_js_names_odd_characters_by_code_point(js_page, text, pos, code, glyph):
+    msg = js_page.evaluate(CATCH, [text, {}])
+    assert msg.startswith("text") and "a-z" in msg
+    assert_names_odd_character(msg, text, pos, code, glyph)
+    check = js_page.evaluate("(t) => RopePlaygroundModel.checkText(t)", text)
+    assert check["ok"] is False and check["position"] == pos
+    assert_names_odd_character(check["message"], text, pos, code, glyph)
+
+
 # --- the forward pass, in a blank page ----------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def js_page(browser):
-    """A blank page with playground.js loaded (no site needed)."""
+    """A blank page with the generated data.js and model.js loaded (no site needed)."""
     page = browser.new_page()
     page.set_content("<!doctype html><html><head></head><body></body></html>")
-    page.add_script_tag(content=SCRIPT.read_text(encoding="utf-8"))
+    page.add_script_tag(content=hook.data_js())
+    page.add_script_tag(content=MODEL_JS.read_text(encoding="utf-8"))
     yield page
     page.close()
 
@@ -173,7 +405,8 @@ def test_js_refuses_settings_the_package_refuses(js_page, config):
 def test_prompts_are_the_packages_and_do_what_the_page_says(js_page):
     """The page's prompts equal the package's, and the package agrees with what the page says."""
     consts = js_page.evaluate(
-        "() => [RopePlayground.OPENING, RopePlayground.RANK1_FAILS, RopePlayground.LONG]"
+        "() => ['OPENING_PROMPT', 'RANK1_FAILS_PROMPT', 'LONG_PROMPT']"
+        ".map((k) => RopePlaygroundData[k])"
     )
     assert consts == [OPENING_PROMPT, RANK1_FAILS_PROMPT, LONG_PROMPT]
     # opening: the working head copies the letter after the earlier "he"
@@ -193,22 +426,41 @@ def test_prompts_are_the_packages_and_do_what_the_page_says(js_page):
     assert predict_next(LONG_PROMPT, base=1000.0) != answer
 
 
-def test_script_is_small_and_self_contained():
-    """Well under 200 KB, and it loads nothing from anywhere."""
-    src = SCRIPT.read_text(encoding="utf-8")
-    assert len(src.encode()) < 200_000
-    assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", src)
-    assert "innerHTML" not in src and "insertAdjacentHTML" not in src
+def test_scripts_are_small_and_self_contained():
+    """Well under 200 KB together, and they load nothing from anywhere; only ui.js has a DOM."""
+    sources = {p.name: p.read_text(encoding="utf-8") for p in (MODEL_JS, UI_JS)}
+    sources["data.js"] = hook.data_js()
+    assert sum(len(src.encode()) for src in sources.values()) < 200_000
+    for name, src in sources.items():
+        assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", src), name
+        assert "innerHTML" not in src and "insertAdjacentHTML" not in src, name
+    for name in ("model.js", "data.js"):
+        assert not re.search(
+            r"\bdocument\.|createElement|getContext|addEventListener", code_of(sources[name])
+        ), name
+    assert sorted(p.name for p in JS_DIR.iterdir()) == ["model.js", "ui.js"]  # data.js: built
 
 
 # --- the page, driven like a reader -------------------------------------------------------------
 
 VIRIDIS = matplotlib.colormaps["viridis"]
+CIVIDIS = matplotlib.colormaps["cividis"]
+MASKED_GREY = (226, 226, 226)
 
 
 def lut_index(x: float) -> int:
     """matplotlib's colour-table index for a value in [0, 1] (256 entries)."""
     return min(255, max(0, int(math.floor(x * 256))))
+
+
+def cell_rgb(page, panel: str, m: int, n: int) -> tuple[int, int, int]:
+    rgba = page.evaluate(f"() => RopePlayground.current.cellColor('{panel}', {m}, {n})")
+    return tuple(rgba[:3])
+
+
+def gap_x(gap: float) -> float:
+    """Where a score's distance from its row's best sits on the panel's map: Normalize(floor, 0)."""
+    return (gap - SCORE_GAP_FLOOR) / (0.0 - SCORE_GAP_FLOOR)
 
 
 def assert_cell_shows(page, panel: str, m: int, n: int, value: float, cmap=VIRIDIS):
@@ -274,7 +526,7 @@ def pg(browser, site_url):
         " && RopePlayground.current.renders > 0"
     )
     console.settle()
-    assert not [e for e in console.at_load if "playground.js" in e], console.at_load
+    assert not [e for e in console.at_load if "javascripts/playground/" in e], console.at_load
     yield page, console
     context.close()
 
@@ -303,6 +555,17 @@ def test_page_opens_with_working_induction(pg):
     for m, n in ((5, 4), (5, 3), (T - 1, T - 2), (T - 1, 12)):
         assert_cell_shows(page, "A0", m, n, ref.A0[m, n])
         assert_cell_shows(page, "A1", m, n, ref.A1[m, n])
+    # the layer-0 score panel: each row minus its best visible score, cividis from the floor to 0
+    gap = score_gap(ref)
+    live = page.evaluate("() => Array.from(RopePlayground.current.heatmaps.scores0.values)")
+    live = np.asarray(live).reshape(T, T)
+    np.testing.assert_allclose(live[ref.mask], gap[ref.mask], rtol=0, atol=1e-9)
+    cells = [(T - 1, T - 2), (T - 1, T - 1), (T - 1, T - 3), (T - 1, T - 4), (T - 1, 0), (0, 0)]
+    for m, n in cells:
+        assert_cell_shows(page, "scores0", m, n, gap_x(gap[m, n]), cmap=CIVIDIS)
+    # the peak, its nearest rivals and the far keys are three different colours
+    assert len({cell_rgb(page, "scores0", T - 1, n) for n in (T - 2, T - 1, 0)}) == 3
+    assert cell_rgb(page, "scores0", 3, 7) == MASKED_GREY
     # the bar chart outlines the predicted letter
     label = page.locator("[data-panel=probs] svg").get_attribute("aria-label")
     assert "the prediction is a" in label
@@ -344,11 +607,11 @@ def test_alpha_slider_moves_the_layer0_pattern(pg):
     assert ref.A0[m, m - 1] < 0.5 < a_before  # the band fades, as the package says
     assert_cell_shows(page, "A0", m, m - 1, ref.A0[m, m - 1])
     assert_cell_shows(page, "A0", m, 3, ref.A0[m, 3])
-    # the scores panel: RdBu_r, centred on zero, as the site's static figures (centred_norm)
-    span = np.max(np.abs(ref.scores0))
-    for n in (m - 1, m - 5, 0):
-        x = 0.5 + ref.scores0[m, n] / (2 * span)
-        assert_cell_shows(page, "scores0", m, n, x, cmap=matplotlib.colormaps["RdBu_r"])
+    # the scores panel: each row minus its best, cividis from the floor to 0 (now all near 0)
+    gap = score_gap(ref)
+    assert gap[m, : m + 1].min() > SCORE_GAP_FLOOR
+    for n in (m - 1, m, m - 5, 0):
+        assert_cell_shows(page, "scores0", m, n, gap_x(gap[m, n]), cmap=CIVIDIS)
     assert shown_prediction(page) == ref.prediction != "a"
     # step back up with the arrow keys: one step is 0.05 in log10(alpha)
     before = renders(page)
@@ -410,12 +673,13 @@ def test_base_slider_on_256_letters(pg):
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        ("ab1ab", "“1”"),
-        ("ab ab", "a space"),
+        ("ab1ab", "Character U+0031 (\u20681\u2069) at position 2 (counting from 0) is not a"),
+        ("ab ab", "Character U+0020 at position 2"),
+        ("ab1a2b3", "nor are 2 other characters"),
         ("", "at least one letter"),
         ("a" * (MAX_LETTERS + 1), f"{MAX_LETTERS + 1} letters"),
     ],
-    ids=["digit", "space", "empty", "too-long"],
+    ids=["digit", "space", "three-digits", "empty", "too-long"],
 )
 def test_bad_input_gets_an_inline_message(pg, text, says):
     page, console = pg
@@ -424,7 +688,7 @@ def test_bad_input_gets_an_inline_message(pg, text, says):
     box.fill(text)
     wait_render(page, before)
     msg = page.locator(".rope-playground .rp-msg")
-    assert says in msg.inner_text() and "rp-error" in msg.get_attribute("class")
+    assert says in msg.text_content() and "rp-error" in msg.get_attribute("class")
     assert box.get_attribute("aria-invalid") == "true"
     # the panels keep the last valid text (the opening prompt), dimmed
     assert shown_prediction(page) == predict_next(OPENING_PROMPT)
@@ -435,6 +699,23 @@ def test_bad_input_gets_an_inline_message(pg, text, says):
     assert msg.inner_text() == "" and box.get_attribute("aria-invalid") is None
     assert shown_prediction(page) == predict_next("abcab")
     assert console.errors == [] and console.dialogs == []
+
+
+@pytest.mark.parametrize(("text", "pos", "code", "glyph"), ODD_TEXTS, ids=ODD_IDS)
+def test_odd_characters_are_named_inline(pg, text, pos, code, glyph):
+    """The inline message names a right-to-left override, a combining mark, a zero-width space
+    or an emoji by its code point, the glyph (if shown) isolated from the text around it."""
+    page, console = pg
+    box = page.locator(".rope-playground input[type=text]")
+    before = renders(page)
+    box.fill(text)
+    wait_render(page, before)
+    assert box.input_value() == text
+    msg = page.locator(".rope-playground .rp-msg")
+    assert_names_odd_character(msg.text_content(), text, pos, code, glyph)
+    assert "rp-error" in msg.get_attribute("class") and box.get_attribute("aria-invalid") == "true"
+    assert shown_prediction(page) == predict_next(OPENING_PROMPT)
+    assert console.errors == []
 
 
 def test_upper_case_is_read_as_lower_case(pg):
@@ -455,7 +736,9 @@ def test_markup_is_only_ever_text(pg):
         before = renders(page)
         box.fill(markup)
         wait_render(page, before)
-        assert "“<”" in page.locator(".rope-playground .rp-msg").inner_text()
+        msg = page.locator(".rope-playground .rp-msg")
+        assert "U+003C (\u2068<\u2069) at position 0" in msg.text_content()
+        assert msg.evaluate("(el) => el.children.length") == 0  # text only
     page.wait_for_timeout(300)
     assert console.dialogs == []
     assert page.evaluate("() => document.querySelectorAll('img, script, b').length") == count_before
@@ -525,4 +808,103 @@ def test_restarts_on_each_instant_navigation(pg):
     )
     assert page.evaluate("() => RopePlayground.current") is None
     # (other subscribers of document$ may complain about the hand-made emission; not ours)
-    assert [e for e in console.errors if "playground.js" in e] == []
+    assert [e for e in console.errors if "javascripts/playground/" in e] == []
+
+
+# --- the scripts load on the playground page only; instant navigation ---------------------------
+
+
+def test_built_data_file_is_the_hooks(site_dir):
+    """The site holds the generated data.js, model.js and ui.js, and no old playground.js."""
+    assert (site_dir / hook.DATA_JS).read_text(encoding="utf-8") == hook.data_js()
+    for src in hook.SCRIPTS[1:]:
+        assert (site_dir / src).read_bytes() == (ROOT / "docs" / src).read_bytes()
+    assert not (site_dir / "javascripts" / "playground.js").exists()
+
+
+def test_scripts_load_on_the_playground_page_only(site_dir):
+    """Only the playground page has the loader, in its article, pointing at the three scripts
+    in order; no other page (the print page included) and not the search index names them."""
+    pages = sorted(site_dir.rglob("*.html"))
+    playground = site_dir / "playground" / "index.html"
+    assert playground in pages and site_dir / "print_page" / "index.html" in pages
+    mention = re.compile(r"javascripts/playground|RopePlayground|playground\.js|data-rope-playgr")
+    for path in pages:
+        if path != playground:
+            assert not mention.search(path.read_text(encoding="utf-8")), path
+    assert not mention.search((site_dir / "search" / "search_index.json").read_text("utf-8"))
+    html = playground.read_text(encoding="utf-8")
+    loaders = re.findall(r"<script>\s*\(function \(urls\).*?</script>", html, flags=re.S)
+    assert len(loaders) == 1 and len(mention.findall(html)) == len(mention.findall(loaders[0]))
+    article = html[html.index("<article") : html.index("</article>")]
+    assert loaders[0] in article  # inside Material's container: re-run on instant navigation
+    urls = json.loads(re.search(r"\}\)\((\[.*?\])\);", loaders[0]).group(1))
+    # relative to the page, so the site works under any prefix (mike's /<version>/ folders)
+    page_url = "https://example.org/rope-explained/latest/playground/"
+    resolved = [urlparse(urljoin(page_url, u)).path for u in urls]
+    assert resolved == [f"/rope-explained/latest/{src}" for src in hook.SCRIPTS]
+    assert all((playground.parent / u).resolve().is_file() for u in urls)
+
+
+def started(page, starts: int):
+    """Wait until the playground has started ``starts`` times and drawn in the page."""
+    page.wait_for_function(
+        f"() => window.RopePlayground && RopePlayground.starts === {starts}"
+        " && RopePlayground.current && document.body.contains(RopePlayground.current.root)"
+        " && RopePlayground.current.renders > 0"
+    )
+
+
+def playground_fetches(page) -> list[str]:
+    """The paths of the playground's scripts the page has fetched so far."""
+    names = page.evaluate("() => performance.getEntriesByType('resource').map((e) => e.name)")
+    return sorted(urlparse(n).path for n in names if "/javascripts/playground/" in n)
+
+
+def test_instant_navigation_starts_leaves_and_restarts(browser, site_url):
+    """(a) Arriving by instant navigation starts the playground; (b) leaving stops it and coming
+    back (browser back, or a link) restarts it, with one set of controls and each script
+    fetched and run once; (c) the page it came from loaded none of its scripts."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1000}, color_scheme="light")
+    page = context.new_page()
+    console = Console(page)
+    page.goto(site_url)
+    page.wait_for_function("() => typeof document$ !== 'undefined'")
+    assert page.evaluate("() => typeof window.RopePlayground") == "undefined"
+    assert playground_fetches(page) == []
+    page.evaluate("() => { window.sameDocument = true; }")  # survives instant navigation only
+    link = f'nav.md-nav--primary a[href="{site_url}playground/"]'
+    # (a) from the home page, by the navigation's link
+    page.locator(link).first.click()
+    page.wait_for_url(f"{site_url}playground/")
+    started(page, 1)
+    assert page.evaluate("() => window.sameDocument") is True, "not an instant navigation"
+    assert shown_prediction(page) == predict_next(OPENING_PROMPT)
+    assert playground_fetches(page) == sorted(f"/{src}" for src in hook.SCRIPTS)
+    first = page.evaluate_handle("() => RopePlayground.current")
+    # (b) away, then back with the browser's back button, then away and back by the link
+    for back in ("history", "link"):
+        page.locator(f'article a[href="{site_url}forward-pass/"]').first.click()
+        page.wait_for_url(f"{site_url}forward-pass/")
+        page.wait_for_function("() => RopePlayground.current === null")
+        assert page.locator(".rope-playground").count() == 0
+        if back == "history":
+            page.go_back()
+        else:
+            page.locator(link).first.click()
+        page.wait_for_url(f"{site_url}playground/")
+        started(page, 2 if back == "history" else 3)
+    assert page.evaluate("() => window.sameDocument") is True, "not an instant navigation"
+    assert page.evaluate("(o) => RopePlayground.current !== o", first)
+    assert page.locator(".rope-playground").count() == 1
+    assert page.locator(".rope-playground .rp-controls").count() == 1
+    assert page.locator("#rope-playground-style").count() == 1
+    assert page.locator("script[data-rope-playground]").count() == len(hook.SCRIPTS)
+    assert playground_fetches(page) == sorted(f"/{src}" for src in hook.SCRIPTS)  # once each
+    box = page.locator(".rope-playground input[type=text]")
+    before = renders(page)
+    box.fill("abcab")
+    wait_render(page, before)
+    assert shown_prediction(page) == predict_next("abcab")
+    assert [e for e in console.all if "javascripts/playground/" in e] == []
+    context.close()

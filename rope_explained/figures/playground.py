@@ -15,7 +15,22 @@ from ..examples import OPENING_PROMPT
 from ..model import forward
 from ..rope import frequencies
 from . import register, value
-from .style import DIVERGING, SEQUENTIAL, centred_norm, new_figure
+from .style import SEQUENTIAL, new_figure
+
+#: The layer-0 score panel shows each row of scores minus the row's best visible score, on
+#: ``cividis`` from this floor (and below) to 0, like the layer-0 page's figure of the pattern;
+#: the site build passes it to the live panel too (docs/hooks/playground.py).
+SCORE_GAP_FLOOR = -40.0
+
+
+def score_gap(trace) -> np.ndarray:
+    r"""\(q_m^{(0)T} k_n^{(0)} - \max_{n' \le m} q_m^{(0)T} k_{n'}^{(0)}\), shape ``(T, T)``.
+
+    The row maximum runs over the keys the causal mask lets query ``m`` see; the masked cells
+    (``n > m``) are measured from the same maximum.
+    """
+    visible = np.where(trace.mask, trace.scores0, -np.inf)
+    return trace.scores0 - visible.max(axis=1, keepdims=True)
 
 
 @register(
@@ -24,16 +39,23 @@ from .style import DIVERGING, SEQUENTIAL, centred_norm, new_figure
         r"What the playground shows when it opens, computed by the package while the site "
         r"builds: `forward('inductionheadsinductionhe')` with the default settings "
         r"(\(\alpha = 10\), base 10000, the working layer-1 head); the axes count positions, "
-        r"0 being the start token. Top left, the layer-0 "
-        r"scores \(q_m^{(0)T} k_n^{(0)}\) (every pair, the masked ones included); top right, "
-        r"their causal softmax \(A^{(0)}\), a band just below the diagonal; bottom left, the "
-        r"layer-1 pattern \(A^{(1)}\), whose last row points at the letter after the earlier "
-        r"`he`; bottom right, the next-letter probabilities, highest for `a`."
+        r"0 being the start token, and the cells the causal mask hides (\(n > m\)) are grey. "
+        r"Top left, the layer-0 scores \(q_m^{(0)T} k_n^{(0)}\) minus the best score of their "
+        r"row, what the softmax sees, from "
+        + f"\\({SCORE_GAP_FLOOR:g}\\)"
+        + r" (and below) to 0 as in "
+        r"{{ fig('layer0-pattern') }}: only the key one step back reaches 0, the diagonal and "
+        r"the key two back trail by about 10.8; top right, their causal softmax \(A^{(0)}\), "
+        r"a band just below the diagonal; bottom left, the layer-1 pattern \(A^{(1)}\), whose "
+        r"last row points at the letter after the earlier `he`; bottom right, the next-letter "
+        r"probabilities, highest for `a`."
     ),
-    alt="Four panels. Top left: a 26 by 26 heatmap of layer-0 scores, red everywhere (all "
-    "positive), darkest in the line just below the diagonal. Top right: the layer-0 "
-    "attention, a single bright yellow line just below the diagonal on a dark background, "
-    "the upper triangle grey. Bottom left: "
+    alt="Four panels. Top left: a 26 by 26 heatmap of each layer-0 score minus its row's best, "
+    "the upper triangle grey: a bright yellow line just below the diagonal (0), grey-blue "
+    "cells on the diagonal and two below it (about -11), dark blue everywhere further left "
+    f"({SCORE_GAP_FLOOR:g} and below). Top right: the layer-0 attention, a single bright "
+    "yellow line just below the diagonal on a dark background, the upper triangle grey. "
+    "Bottom left: "
     "the layer-1 attention, bright cells scattered off the diagonal, the last row bright at the "
     "column of the letter a. Bottom right: a bar chart over the 26 letters with one tall bar "
     "of about 0.9 at a and two small bars at its neighbours z and b.",
@@ -46,8 +68,10 @@ def opening(text: str = OPENING_PROMPT):
     (ax_s, ax_a0), (ax_a1, ax_p) = axes
     masked_grey = np.where(tr.mask, np.nan, 1.0)
 
-    im = ax_s.imshow(tr.scores0, cmap=DIVERGING, norm=centred_norm(tr.scores0))
-    fig.colorbar(im, ax=ax_s, label=r"$q_m^{(0)T} k_n^{(0)}$", shrink=0.8)
+    ax_s.imshow(masked_grey, cmap="Greys", vmin=0, vmax=8)
+    gap = np.where(tr.mask, score_gap(tr), np.nan)
+    im = ax_s.imshow(gap, cmap="cividis", vmin=SCORE_GAP_FLOOR, vmax=0.0)
+    fig.colorbar(im, ax=ax_s, label="score minus the row's best", shrink=0.8, extend="min")
     for ax, A, label in ((ax_a0, tr.A0, r"$A^{(0)}_{m,n}$"), (ax_a1, tr.A1, r"$A^{(1)}_{m,n}$")):
         ax.imshow(masked_grey, cmap="Greys", vmin=0, vmax=8)
         im = ax.imshow(np.where(tr.mask, A, np.nan), cmap=SEQUENTIAL, vmin=0, vmax=1)
@@ -58,7 +82,7 @@ def opening(text: str = OPENING_PROMPT):
         ax.set_yticks(ticks)
         ax.set_xlabel(r"key position $n$")
         ax.set_ylabel(r"query position $m$")
-    ax_s.set_title("layer-0 scores", fontsize=11)
+    ax_s.set_title("layer-0 scores \u2212 row's best", fontsize=11)
     ax_a0.set_title("layer-0 attention", fontsize=11)
     ax_a1.set_title("layer-1 attention", fontsize=11)
 

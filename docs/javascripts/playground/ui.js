@@ -1,350 +1,49 @@
 /*
- * RoPE playground: the two-layer transformer of rope_explained.forward, recomputed in the
- * browser for the reader's own text.
+ * RoPE playground, the page: controls, three canvas heatmaps and an SVG bar chart, built inside
+ * the element with class "rope-playground" and rebuilt after each instant navigation.
  *
- * Plain JavaScript, no framework, nothing loaded from elsewhere. Two parts:
- *
- *   1. window.RopePlayground.forward(text, config): the forward pass of the Python package
- *      (rope_explained/model.py), written out for the few residual slots the hand-built heads
- *      touch. tests/test_playground.py checks it against the package to 1e-9.
- *   2. The page: controls, three canvas heatmaps and an SVG bar chart, built inside every
- *      element with class "rope-playground" and rebuilt after each instant navigation.
- *
- * Notation (the site's): T positions m, n = 0..T-1 (the start token <s> at 0), head
- * dimension d, frequencies theta_i = base^(-2i/d), letter angles a_t = idx(t) pi/13.
+ * Plain JavaScript, no framework, nothing loaded from elsewhere. Reads window.RopePlaygroundData
+ * (data.js: the package's values, written while the site builds) and window.RopePlaygroundModel
+ * (model.js: the forward pass); defines window.RopePlayground ({current, Playground, LUTS}).
+ * Only the playground page loads it (docs/hooks/playground.py), once per browser page: it
+ * subscribes to mkdocs-material's document$, which emits after every instant navigation.
  */
 (function () {
   "use strict";
 
-  var VOCAB = "abcdefghijklmnopqrstuvwxyz";
+  var DATA = window.RopePlaygroundData;
+  var MODEL = window.RopePlaygroundModel;
+  if (!DATA || !MODEL) throw new Error("RopePlayground: load data.js and model.js before ui.js");
+  if (window.RopePlayground) return; // already running on this browser page
+  var VOCAB = DATA.VOCAB;
   var V = VOCAB.length;
-  var LETTER_STEP = Math.PI / 13; // a_t = idx(t) * pi / 13 (embedding.LETTER_STEP)
-  var MAX_LETTERS = 256;
-  var HEADS = ["induction", "rank1"];
-  // The defaults of rope_explained.model.Config.
-  var DEFAULTS = Object.freeze({
-    d: 64, D: 256, base: 10000, alpha: 10, offset: 1, head: "induction",
-    beta: 1000, gamma: 100, bos: true,
-  });
-  // A prompt on which the working head copies the right letter ("...he" -> "a", as in "heads"),
-  // and one on which the document's rank-1 head visibly fails ("...efg" -> "h" expected).
-  var OPENING = "inductionheadsinductionhe";
-  var RANK1_FAILS = "abcdefghijabcdefg";
-  // 256 random letters in which the last letter, "y", occurs once before, followed by "b"
-  // (rope_explained.experiments.induction_prompts(1, 256, 256, seed=7)).
-  var LONG = (
-    "prwotufbhhvwamudtcluhigrgzllmonmzutrpizlfvevpybladmzluwuplmgmjgzacezrwfsjmapuqdngzwemxvrp" +
-    "bslcgnsmpvrjqocbqjoifdjukjozjokplpnqxdolifbkuckzxfaqahmvcqndvvmxpwzohdoesxgnbejwzqoobjzkff" +
-    "razvoltnlilsbasjuawdkzcqskbnkvribogrviwmnttwzdkxhaossuqdvkvuzavpmtxmcsffeewjy"
-  );
+  var LETTERS = VOCAB[0] + "\u2013" + VOCAB[V - 1]; // "a-z", with an en dash
+
+  // The layer-0 score panel shows each row minus its best visible score (n <= m), from this
+  // floor (and below) to 0, as the build-time figure playground-opening does.
+  var GAP_FLOOR = DATA.SCORE_GAP_FLOOR;
+  var GAP_FLOOR_LABEL = String(GAP_FLOOR).replace("-", "\u2212");
 
   // ---------------------------------------------------------------------------------------
-  // Model
-  // ---------------------------------------------------------------------------------------
-
-  function isFiniteNumber(x) {
-    return typeof x === "number" && isFinite(x);
-  }
-
-  /** The settings of Config, with the same checks (a RangeError names value and range). */
-  function makeConfig(overrides) {
-    var cfg = {};
-    var key;
-    for (key in DEFAULTS) cfg[key] = DEFAULTS[key];
-    if (overrides) {
-      for (key in overrides) {
-        if (!Object.prototype.hasOwnProperty.call(overrides, key)) continue;
-        if (!Object.prototype.hasOwnProperty.call(DEFAULTS, key)) {
-          throw new RangeError("unknown setting '" + key + "'; allowed: " +
-            Object.keys(DEFAULTS).join(", "));
-        }
-        cfg[key] = overrides[key];
-      }
-    }
-    if (!Number.isInteger(cfg.d) || cfg.d < 2 || cfg.d % 2) {
-      throw new RangeError("d must be an even integer >= 2; got " + cfg.d);
-    }
-    if (!Number.isInteger(cfg.D) || cfg.D < 3 * cfg.d + 1) {
-      throw new RangeError("D must be an integer in [" + (3 * cfg.d + 1) + ", inf]; got " + cfg.D);
-    }
-    if (!isFiniteNumber(cfg.base) || cfg.base <= 1) {
-      throw new RangeError("base must be a finite number > 1; got " + cfg.base);
-    }
-    ["alpha", "beta", "gamma"].forEach(function (name) {
-      if (!isFiniteNumber(cfg[name]) || cfg[name] <= 0) {
-        throw new RangeError(name + " must be a finite number > 0; got " + cfg[name]);
-      }
-    });
-    if (!Number.isInteger(cfg.offset) || cfg.offset < 0) {
-      throw new RangeError("offset must be an integer in [0, inf]; got " + cfg.offset);
-    }
-    if (HEADS.indexOf(cfg.head) < 0) {
-      throw new RangeError("unknown head '" + cfg.head + "'; allowed: " + HEADS.join(", "));
-    }
-    if (typeof cfg.bos !== "boolean") {
-      throw new RangeError("bos must be true or false; got " + cfg.bos);
-    }
-    return cfg;
-  }
-
-  /**
-   * Letter indices of text, as rope_explained.embedding.tokenize: A-Z folded to a-z, anything
-   * else refused with a RangeError naming the character and its position (counted in
-   * characters, as Python counts them).
-   */
-  function tokenize(text) {
-    if (typeof text !== "string") throw new TypeError("text must be a string; got " + typeof text);
-    if (text.length === 0) throw new RangeError("text is empty; give at least one letter a-z");
-    var out = [];
-    var pos = 0;
-    for (var ch of text) {
-      var code = ch.length === 1 ? ch.charCodeAt(0) : -1;
-      if (code >= 65 && code <= 90) code += 32; // fold A-Z
-      if (code < 97 || code > 122) {
-        throw new RangeError("character '" + ch + "' at position " + pos +
-          " is outside the vocabulary: only the letters a-z are allowed");
-      }
-      out.push(code - 97);
-      pos += 1;
-    }
-    return out;
-  }
-
-  /** theta_i = base^(-2i/d), i = 0..d/2-1 (rope.frequencies). */
-  function frequencies(d, base) {
-    var theta = new Float64Array(d / 2);
-    for (var i = 0; i < d / 2; i++) theta[i] = Math.pow(base, (-2 * i) / d);
-    return theta;
-  }
-
-  /**
-   * Causal softmax over each row (model.causal_softmax):
-   * A[m, n] = exp(s[m, n] - max_{n' <= m} s[m, n']) / sum_{n' <= m} (...) for n <= m, else 0.
-   */
-  function causalSoftmax(S, T) {
-    var A = new Float64Array(T * T);
-    for (var m = 0; m < T; m++) {
-      var row = m * T;
-      var mx = -Infinity;
-      var n;
-      for (n = 0; n <= m; n++) if (S[row + n] > mx) mx = S[row + n];
-      var sum = 0;
-      for (n = 0; n <= m; n++) {
-        var e = Math.exp(S[row + n] - mx);
-        A[row + n] = e;
-        sum += e;
-      }
-      for (n = 0; n <= m; n++) A[row + n] /= sum;
-    }
-    return A;
-  }
-
-  /**
-   * The forward pass of rope_explained.model.forward(text, **config).
-   *
-   * The heads write and read only a few coordinates of the residual stream, so each quantity
-   * is computed from those coordinates alone; the results equal the package's dense products
-   * up to rounding (checked to 1e-9 by tests/test_playground.py).
-   *
-   * Returns {config, tokens, T, theta, scores0, A0, k1, q1, scores1, A1, logits, probs,
-   * prediction}; matrices are Float64Array in row-major order (T*T, T*2, T*26).
-   */
-  function forward(text, config) {
-    var cfg = makeConfig(config);
-    var letters = tokenize(text);
-    var bos = cfg.bos ? 1 : 0;
-    var T = letters.length + bos;
-    var half = cfg.d / 2;
-    var theta = frequencies(cfg.d, cfg.base);
-    var m, n, i;
-
-    // Tokens and the embedding read through the plane reader P:
-    // p_n = P E[t_n] = (cos a_t, sin a_t) for a letter, (0, 0) for <s> (zero embedding).
-    var tokens = new Array(T);
-    var px = new Float64Array(T);
-    var py = new Float64Array(T);
-    if (bos) tokens[0] = "<s>";
-    for (m = bos; m < T; m++) {
-      var idx = letters[m - bos];
-      tokens[m] = VOCAB[idx];
-      px[m] = Math.cos(idx * LETTER_STEP);
-      py[m] = Math.sin(idx * LETTER_STEP);
-    }
-
-    // Layer 0, previous-token head. k_n = R_n c and q_m = alpha R_{m-offset} c, so
-    //   q_m^T k_n = alpha c^T R_{n-m+offset} c = alpha sum_i cos((n - m + offset) theta_i)
-    // depends on n - m only: 2T-1 distinct values, O(T d) instead of O(T^2 d).
-    var diag = new Float64Array(2 * T - 1); // diag[n - m + T - 1]
-    for (var delta = -(T - 1); delta <= T - 1; delta++) {
-      var u = delta + cfg.offset;
-      var s = 0;
-      for (i = 0; i < half; i++) s += Math.cos(u * theta[i]);
-      diag[delta + T - 1] = cfg.alpha * s;
-    }
-    var scores0 = new Float64Array(T * T); // unmasked, as Trace.scores0
-    for (m = 0; m < T; m++) {
-      var off = T - 1 - m;
-      for (n = 0; n < T; n++) scores0[m * T + n] = diag[n + off];
-    }
-    var A0 = causalSoftmax(scores0, T);
-
-    // Layer-0 output o_m = sum_n A0[m, n] V h_n lands in the "prev" slot; layer 1 reads it
-    // only through P: P h1[prev]_n = sum_j A0[n, j] p_j.
-    var prevx = new Float64Array(T);
-    var prevy = new Float64Array(T);
-    for (n = 0; n < T; n++) {
-      var sx = 0;
-      var sy = 0;
-      for (var j = 0; j <= n; j++) {
-        var a = A0[n * T + j];
-        sx += a * px[j];
-        sy += a * py[j];
-      }
-      prevx[n] = sx;
-      prevy[n] = sy;
-    }
-
-    // Layer 1 lives in the slowest RoPE pair (coordinates d-2, d-1), angle m * theta_{d/2-1}.
-    //   working head: q_pre = beta P h[tok]     = beta (cos a_m, sin a_m),
-    //                 k_pre = P h[prev]         = sum_j A0[n, j] p_j;
-    //   rank-1 head:  q_pre = beta (v_q^T h, 0) = beta (cos a_m, 0),
-    //                 k_pre = (v_k^T h, 0)      = (sum_j A0[n, j] cos a_j, 0).
-    // Then q_m = R_m q_pre, k_n = R_n k_pre and scores1[m, n] = q_m . k_n (a 2-D dot product).
-    var slow = theta[half - 1];
-    var rank1 = cfg.head === "rank1";
-    var q1 = new Float64Array(2 * T);
-    var k1 = new Float64Array(2 * T);
-    for (m = 0; m < T; m++) {
-      var ang = m * slow;
-      var c = Math.cos(ang);
-      var sn = Math.sin(ang);
-      var qa = cfg.beta * px[m];
-      var qb = rank1 ? 0 : cfg.beta * py[m];
-      var ka = prevx[m];
-      var kb = rank1 ? 0 : prevy[m];
-      q1[2 * m] = qa * c - qb * sn;
-      q1[2 * m + 1] = qa * sn + qb * c;
-      k1[2 * m] = ka * c - kb * sn;
-      k1[2 * m + 1] = ka * sn + kb * c;
-    }
-    var scores1 = new Float64Array(T * T);
-    for (m = 0; m < T; m++) {
-      var qx = q1[2 * m];
-      var qy = q1[2 * m + 1];
-      for (n = 0; n < T; n++) scores1[m * T + n] = qx * k1[2 * n] + qy * k1[2 * n + 1];
-    }
-    var A1 = causalSoftmax(scores1, T);
-
-    // Layer-1 output copies E[t_n] into the "out" slot; the readout
-    // logits_v = gamma (cos a_v, sin a_v) . P h2[out] = gamma (cos a_v, sin a_v) . sum_n A1[m, n] p_n
-    // (b_out = 0), and probs = softmax(logits) per row.
-    var cosv = new Float64Array(V);
-    var sinv = new Float64Array(V);
-    for (var v = 0; v < V; v++) {
-      cosv[v] = Math.cos(v * LETTER_STEP);
-      sinv[v] = Math.sin(v * LETTER_STEP);
-    }
-    var logits = new Float64Array(T * V);
-    var probs = new Float64Array(T * V);
-    for (m = 0; m < T; m++) {
-      var X = 0;
-      var Y = 0;
-      for (n = 0; n <= m; n++) {
-        var w = A1[m * T + n];
-        X += w * px[n];
-        Y += w * py[n];
-      }
-      var mx = -Infinity;
-      for (v = 0; v < V; v++) {
-        var l = cfg.gamma * (cosv[v] * X + sinv[v] * Y);
-        logits[m * V + v] = l;
-        if (l > mx) mx = l;
-      }
-      var sum = 0;
-      for (v = 0; v < V; v++) {
-        var e = Math.exp(logits[m * V + v] - mx);
-        probs[m * V + v] = e;
-        sum += e;
-      }
-      for (v = 0; v < V; v++) probs[m * V + v] /= sum;
-    }
-
-    // Trace.prediction: argmax of the last row (the first maximum, as numpy.argmax).
-    var best = 0;
-    var last = (T - 1) * V;
-    for (v = 1; v < V; v++) if (probs[last + v] > probs[last + best]) best = v;
-
-    return {
-      config: cfg, tokens: tokens, T: T, theta: theta,
-      scores0: scores0, A0: A0, q1: q1, k1: k1, scores1: scores1, A1: A1,
-      logits: logits, probs: probs, prediction: VOCAB[best], predictionIndex: best,
-    };
-  }
-
-  /**
-   * What the reader typed, checked for the page: {ok, text, message, note}. Upper case is
-   * folded as tokenize does (and said so in a note); anything else is refused with a message.
-   */
-  function checkText(raw) {
-    var chars = Array.from(raw);
-    if (chars.length === 0) {
-      return { ok: false, message: "Type at least one letter a\u2013z." };
-    }
-    var bad = [];
-    var upper = false;
-    for (var i = 0; i < chars.length; i++) {
-      var ch = chars[i];
-      if (ch >= "A" && ch <= "Z" && ch.length === 1) upper = true;
-      else if (!(ch >= "a" && ch <= "z" && ch.length === 1)) bad.push(i);
-    }
-    if (bad.length) {
-      var first = chars[bad[0]];
-      var shown = /\s/.test(first) ? "a space" : "\u201c" + first + "\u201d";
-      if (first === "\t" || first === "\n") shown = "a tab or line break";
-      return {
-        ok: false,
-        message: "Only the letters a\u2013z can be read: " + shown + " (character " +
-          (bad[0] + 1) + ")" + (bad.length > 1 ? " and " + (bad.length - 1) + " more" : "") +
-          " cannot. The panels still show the last valid text.",
-      };
-    }
-    if (chars.length > MAX_LETTERS) {
-      return {
-        ok: false,
-        message: "That is " + chars.length + " letters; the playground takes at most " +
-          MAX_LETTERS + ". The panels still show the last valid text.",
-      };
-    }
-    return {
-      ok: true,
-      text: raw.toLowerCase(),
-      note: upper ? "Upper-case letters are read as lower case, as the package\u2019s tokenize does." : "",
-    };
-  }
-
-  /** The letter a copying rule predicts: the one after the latest earlier copy of the last letter. */
-  function copiedLetter(text) {
-    var last = text[text.length - 1];
-    var j = text.lastIndexOf(last, text.length - 2);
-    return j >= 0 ? text[j + 1] : null;
-  }
-
-  // ---------------------------------------------------------------------------------------
-  // Colour maps: the 256-entry tables of matplotlib's viridis and RdBu_r (bytes=True), indexed
+  // Colour maps: the 256-entry tables of matplotlib's viridis and cividis (bytes=True), indexed
   // as matplotlib does: i = min(255, floor(256 x)) for x in [0, 1].
   // ---------------------------------------------------------------------------------------
 
   var LUT_HEX = {
     viridis: "44015444025544035745055845065a45085b46095c460b5e460c5f460e61470f6247116347126547146647156747166947186a48196b481a6c481c6e481d6f481e70482071482172482273482374472575472676472777472878472a79472b7a472c7b462d7c462f7c46307d46317e45327f45347f453580453681443781443982433a83433b83433c84423d84423e854240854141864142864043874044873f45873f47883e48883e49893d4a893d4b893d4c893c4d8a3c4e8a3b508a3b518a3a528b3a538b39548b39558b38568b38578c37588c37598c365a8c365b8c355c8c355d8c345e8d345f8d33608d33618d32628d32638d31648d31658d31668d30678d30688d2f698d2f6a8d2e6b8e2e6c8e2e6d8e2d6e8e2d6f8e2c708e2c718e2c728e2b738e2b748e2a758e2a768e2a778e29788e29798e287a8e287a8e287b8e277c8e277d8e277e8e267f8e26808e26818e25828e25838d24848d24858d24868d23878d23888d23898d22898d228a8d228b8d218c8d218d8c218e8c208f8c20908c20918c1f928c1f938b1f948b1f958b1f968b1e978a1e988a1e998a1e998a1e9a891e9b891e9c891e9d881e9e881e9f881ea0871fa1871fa2861fa38620a48520a58521a68521a78422a78423a88323a98224aa8225ab8126ac8127ad8028ae7f29af7f2ab07e2bb17d2cb17d2eb27c2fb37b30b47a32b57a33b67935b77836b87738b97639b9763bba753dbb743ebc7340bd7242be7144be7045bf6f47c06e49c16d4bc26c4dc26b4fc36951c46853c56755c66657c66559c7645bc8625ec96160c96062ca5f64cb5d67cc5c69cc5b6bcd596dce5870ce5672cf5574d05477d05279d1517cd24f7ed24e81d34c83d34b86d44988d5478bd5468dd64490d64392d74195d73f97d83e9ad83c9dd93a9fd938a2da37a5da35a7db33aadb32addc30afdc2eb2dd2cb5dd2bb7dd29bade27bdde26bfdf24c2df22c5df21c7e01fcae01ecde01dcfe11cd2e11bd4e11ad7e219dae218dce218dfe318e1e318e4e318e7e419e9e419ece41aeee51bf1e51cf3e51ef6e61ff8e621fae622fde724",
-    RdBu_r: "05306106326307346608366909386c0a3a6f0b3c720c3e750d40780e437b0f457e114781124984134b87144d8a154f8d1651901754931856951958981a5a9b1c5c9e1d5ea11e60a41f62a72064aa2166ac2368ad246aae256caf276db0286fb02971b12b73b22c75b32d76b42f78b5307ab6317cb7337db8347fb93581b93783ba3884bb3986bc3b88bd3c8abe3d8bbf3f8dc0408fc14191c24393c34694c44996c54c98c64f9ac7529cc8559ec958a0ca5ba2cb5ea4cc61a6cd65a8ce68aacf6bacd06eaed171b0d274b2d377b4d57ab6d67db8d780bad884bcd987beda8ac0db8dc2dc90c4dd93c5de95c6df98c8df9ac9e09dcae19fcbe1a2cde2a4cee3a7cfe4a9d0e4abd2e5aed3e6b0d4e6b3d5e7b5d7e8b8d8e8bad9e9bddaeabfdcebc2ddebc4deecc7dfedc9e1edcce2eecee3efd1e5f0d2e5f0d3e6f0d5e7f0d6e7f1d8e8f1d9e9f1dbe9f1dceaf2deebf2dfecf2e1ecf3e2edf3e4eef3e5eef3e7eff4e8f0f4eaf1f4ebf1f4edf2f5eef3f5f0f3f5f1f4f6f3f5f6f4f5f6f6f6f6f7f6f6f7f5f4f7f4f2f7f3f0f8f2eef8f0ecf8efeaf8eee8f9ede7f9ece5f9ebe3f9eae1f9e9dffae8ddfae7dbfae5d9fae4d7fbe3d6fbe2d4fbe1d2fbe0d0fcdfcefcdeccfcddcafcdcc8fddbc7fcd8c4fcd6c1fbd4befbd2bcfbd0b9faceb6faccb4facab1f9c7aef9c5abf9c3a9f8c1a6f8bfa3f8bda1f7bb9ef7b99bf7b799f6b496f6b293f5b090f5ae8ef5ac8bf4aa88f4a886f4a683f3a380f2a07ef19e7cef9b7aee9878ed9676ec9374eb9072ea8e70e88b6ee7886ce6856ae58368e48065e27d63e17b61e0785fdf755dde725bdd7059db6d57da6a55d96853d86551d7624fd6604dd45d4bd35a4ad15749d05447ce5146cd4f45cc4c43ca4942c94641c7433fc6403ec53e3cc33b3bc2383ac03538bf3237be3036bc2d34bb2a33b92732b82431b6212fb51f2eb41c2db2192bb0172aad162aaa1529a71429a41328a112289e11279b1027991027960f26930e26900d258d0c258a0b24870a248409238108237e07227b06227805217504217203206f02206c011f69001f67001f",
+    cividis: "00224d00234f00235000245200255400265500265700275900285b00285c00295e002a60002a62002b64002c66002c67002d69002e6b002f6d002f6f0030700030700031700031700432700833700b33700e347011356f14366f16366f18376f1a386f1c386e1d396e1f3a6e213b6e223b6e243c6e253d6d273d6d283e6d2a3f6d2b3f6d2c406d2e416c2f426c30426c31436c32446c34446c35456c36466c37466c38476c39486c3a486b3b496b3d4a6b3e4b6b3f4b6b404c6b414d6b424d6b434e6b444f6b454f6b46506b47516b48516b49526b4a536b4b546c4c546c4d556c4e566c4e566c4f576c50586c51586c52596c535a6c545a6c555b6d565c6d575d6d585d6d595e6d595f6d5a5f6d5b606e5c616e5d616e5e626e5f636e60646e61646f61656f62666f63666f64676f656870666970676970686a70686b71696b716a6c716b6d716c6d726d6e726e6f726e70736f70737071737172737273747373747474757475757575757676767777767878767978777979777a7a777b7b777c7b787d7c787e7d787f7d78807e78817f788280788380788481788582788583788683788784788885788986788a86788b87788c88788d89788e89788f8a77908b77918c77928c77938d77948e77958f77968f779790769891769992769a93769b93769c94769d95759e96759f9675a09775a19874a29974a39a74a49a74a59b73a69c73a79d73a89e73a99e72aa9f72aba072aca171ada271aea271afa370b0a470b1a570b2a66fb3a66fb4a76fb5a86eb6a96eb7aa6db8ab6db9ab6dbaac6cbbad6cbcae6bbdaf6bbeb06abfb06ac1b169c2b269c3b368c4b468c5b567c6b567c7b666c8b765c9b865cab964cbba64ccbb63cdbc62cebc62cfbd61d0be60d2bf60d3c05fd4c15ed5c25ed6c35dd7c35cd8c45bd9c55adac65adbc759dcc858dec957dfca56e0cb55e1cc54e2cc53e3cd52e4ce51e5cf50e6d04fe8d14ee9d24dead34cebd44becd54aedd648eed747efd846f1d944f2da43f3da42f4db40f5dc3ff6dd3df8de3bf9df3afae038fbe136fde234fde333fde534fde636fde737",
   };
   var LITTLE_ENDIAN = new Uint8Array(new Uint32Array([0x01020304]).buffer)[0] === 0x04;
 
+  // Both tables have the same number of entries (matplotlib's N), read off their length.
+  var LUT_N = LUT_HEX.viridis.length / 6;
+
   function makeLut(hex) {
-    var rgb = new Uint8Array(768);
-    for (var i = 0; i < 768; i++) rgb[i] = parseInt(hex.substr(2 * i, 2), 16);
-    var packed = new Uint32Array(256);
-    for (i = 0; i < 256; i++) packed[i] = pack(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2], 255);
+    if (hex.length !== 6 * LUT_N) throw new Error("colour tables must have the same length");
+    var rgb = new Uint8Array(3 * LUT_N);
+    for (var i = 0; i < 3 * LUT_N; i++) rgb[i] = parseInt(hex.substr(2 * i, 2), 16);
+    var packed = new Uint32Array(LUT_N);
+    for (i = 0; i < LUT_N; i++) packed[i] = pack(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2], 255);
     return { rgb: rgb, packed: packed };
   }
 
@@ -354,12 +53,12 @@
       ((r << 24) | (g << 16) | (b << 8) | a) >>> 0;
   }
 
-  var LUTS = { viridis: makeLut(LUT_HEX.viridis), RdBu_r: makeLut(LUT_HEX.RdBu_r) };
+  var LUTS = { viridis: makeLut(LUT_HEX.viridis), cividis: makeLut(LUT_HEX.cividis) };
 
   function lutIndex(x) {
     if (!(x > 0)) return 0;
-    var i = Math.floor(x * 256);
-    return i > 255 ? 255 : i;
+    var i = Math.floor(x * LUT_N);
+    return i > LUT_N - 1 ? LUT_N - 1 : i;
   }
 
   function cssColor(lut, i) {
@@ -369,7 +68,7 @@
   function gradient(lut) {
     var stops = [];
     for (var k = 0; k <= 16; k++) {
-      var i = Math.min(255, Math.round((k * 255) / 16));
+      var i = Math.round((k * (LUT_N - 1)) / 16);
       stops.push(cssColor(lut, i) + " " + ((k * 100) / 16).toFixed(2) + "%");
     }
     return "linear-gradient(to right, " + stops.join(", ") + ")";
@@ -477,6 +176,12 @@
 
   var MARGIN = { left: 30, right: 4, top: 4, bottom: 24 }; // CSS pixels
 
+  /**
+   * opts: {name, map, symbol, title, subtitle, range: [lo, hi], loLabel, hiLabel, values,
+   * detail}. values(trace) gives the T x T numbers drawn (default: trace[name]); the map spans
+   * range, values below it take the lowest colour; detail(trace, m, n), if given, adds a line
+   * to a cell's tooltip. Cells the causal mask hides (n > m) are grey.
+   */
   function Heatmap(opts) {
     this.opts = opts;
     this.src = document.createElement("canvas");
@@ -487,17 +192,15 @@
     this.tip = el("div", { className: "rp-tip", "aria-hidden": "true" });
     this.readout = el("p", { className: "rp-readout", "aria-live": "polite" });
     this.cursor = null; // [m, n] under the pointer or the keyboard
-    var barLut = LUTS[opts.map];
-    var lo = el("span", { text: opts.map === "RdBu_r" ? "\u2212max" : "0" });
-    this.hiLabel = el("span", { text: "1" });
-    this.loLabel = lo;
     var bar = el("div", { className: "rp-cbar-bar" });
-    bar.style.background = gradient(barLut);
+    bar.style.background = gradient(LUTS[opts.map]);
     this.node = el("div", { className: "rp-panel", "data-panel": opts.name }, [
       el("p", { className: "rp-panel-title", text: opts.title }),
       el("p", { className: "rp-panel-sub", text: opts.subtitle }),
       el("div", { className: "rp-plot" }, [this.canvas, this.tip]),
-      el("div", { className: "rp-cbar" }, [lo, bar, this.hiLabel]),
+      el("div", { className: "rp-cbar" }, [
+        el("span", { text: opts.loLabel }), bar, el("span", { text: opts.hiLabel }),
+      ]),
       this.readout,
     ]);
     this.bind();
@@ -507,23 +210,13 @@
   Heatmap.prototype.setData = function (trace) {
     var T = trace.T;
     var o = this.opts;
-    var values = trace[o.name];
+    var values = o.values ? o.values(trace) : trace[o.name];
     this.trace = trace;
     this.T = T;
     this.values = values;
     var lut = LUTS[o.map].packed;
-    var span = 1;
-    if (o.map === "RdBu_r") {
-      span = 0;
-      for (var k = 0; k < values.length; k++) {
-        var ab = Math.abs(values[k]);
-        if (ab > span) span = ab;
-      }
-      span = span || 1;
-      this.loLabel.textContent = fmtLabel(-span);
-      this.hiLabel.textContent = fmtLabel(span);
-    }
-    this.span = span;
+    var lo = o.range[0];
+    var width = o.range[1] - lo;
     if (this.src.width !== T) {
       this.src.width = T;
       this.src.height = T;
@@ -532,20 +225,10 @@
     var ctx = this.src.getContext("2d");
     if (!this.image) this.image = ctx.createImageData(T, T);
     var px = new Uint32Array(this.image.data.buffer);
-    var m, n, x;
-    if (o.map === "RdBu_r") {
-      // centred norm: x = 1/2 + s / (2 span), as style.centred_norm (TwoSlopeNorm at 0).
-      // Cells the causal mask hides are drawn faded towards white.
-      var faded = this.fadedLut || (this.fadedLut = fade(LUTS.RdBu_r.rgb, 0.3));
-      for (m = 0; m < T; m++) {
-        for (n = 0; n < T; n++) {
-          x = 0.5 + values[m * T + n] / (2 * span);
-          px[m * T + n] = (n <= m ? lut : faded)[lutIndex(x)];
-        }
-      }
-    } else {
-      for (m = 0; m < T; m++) {
-        for (n = 0; n < T; n++) px[m * T + n] = n <= m ? lut[lutIndex(values[m * T + n])] : MASKED;
+    // x = (v - lo) / (hi - lo), as matplotlib's Normalize(vmin=lo, vmax=hi)
+    for (var m = 0; m < T; m++) {
+      for (var n = 0; n < T; n++) {
+        px[m * T + n] = n <= m ? lut[lutIndex((values[m * T + n] - lo) / width)] : MASKED;
       }
     }
     ctx.putImageData(this.image, 0, 0);
@@ -554,15 +237,19 @@
     if (this.cursor) this.showCell(this.cursor[0], this.cursor[1], this.keyboard);
   };
 
-  function fade(rgb, keep) {
-    var out = new Uint32Array(256);
-    for (var i = 0; i < 256; i++) {
-      var f = function (c) {
-        return Math.round(255 - keep * (255 - c));
-      };
-      out[i] = pack(f(rgb[3 * i]), f(rgb[3 * i + 1]), f(rgb[3 * i + 2]), 255);
+  /** Each row of the layer-0 scores minus its best visible score: s[m, n] - max_{n' <= m} s[m, n']. */
+  function rowGap(trace) {
+    var T = trace.T;
+    var S = trace.scores0;
+    var G = new Float64Array(T * T);
+    for (var m = 0; m < T; m++) {
+      var row = m * T;
+      var mx = -Infinity;
+      var n;
+      for (n = 0; n <= m; n++) if (S[row + n] > mx) mx = S[row + n];
+      for (n = 0; n < T; n++) G[row + n] = S[row + n] - mx;
     }
-    return out;
+    return G;
   }
 
   Heatmap.prototype.geometry = function () {
@@ -660,9 +347,9 @@
     var t = this.trace.tokens;
     var value = this.values[m * this.T + n];
     var where = "row m = " + m + " (" + t[m] + "), column n = " + n + " (" + t[n] + ")";
-    var what = this.opts.symbol + " = " + fmtLabel(value);
-    if (n > m) what += "  (masked: n > m)";
-    return where + "\n" + what;
+    if (n > m) where += "  (masked: n > m)";
+    var detail = this.opts.detail ? "\n" + this.opts.detail(this.trace, m, n) : "";
+    return where + detail + "\n" + this.opts.symbol + " = " + fmtLabel(value);
   };
 
   Heatmap.prototype.showCell = function (m, n, keyboard) {
@@ -682,7 +369,7 @@
     if (y < 0) y = MARGIN.top + (m + 1) * g.cell + 6;
     this.tip.style.left = x + "px";
     this.tip.style.top = y + "px";
-    if (keyboard) this.readout.textContent = text.replace("\n", ": ");
+    if (keyboard) this.readout.textContent = text.replace(/\n/g, "; ");
   };
 
   Heatmap.prototype.hideCell = function () {
@@ -849,24 +536,30 @@
       type: "text", id: id + "-text", autocomplete: "off", autocapitalize: "off", spellcheck: "false",
       "aria-describedby": id + "-msg",
     });
-    this.input.value = OPENING;
+    this.input.value = DATA.OPENING_PROMPT;
     this.msg = el("p", { className: "rp-msg", id: id + "-msg", role: "status", "aria-live": "polite" });
-    this.alpha = el("input", { type: "range", id: id + "-alpha", min: "-1", max: "3", step: "0.05", value: "1" });
+    this.alpha = logSlider(id + "-alpha", DATA.ALPHA_RANGE, DATA.DEFAULTS.alpha);
     this.alphaOut = el("output", { for: id + "-alpha" });
-    this.base = el("input", { type: "range", id: id + "-base", min: "1", max: "6", step: "0.05", value: "4" });
+    this.base = logSlider(id + "-base", DATA.BASE_RANGE, DATA.DEFAULTS.base);
     this.baseOut = el("output", { for: id + "-base" });
-    this.headWorking = el("input", { type: "radio", name: id + "-head", value: "induction" });
-    this.headWorking.checked = true;
-    this.headRank1 = el("input", { type: "radio", name: id + "-head", value: "rank1" });
+    this.heads = DATA.HEADS.map(function (head) {
+      var radio = el("input", { type: "radio", name: id + "-head", value: head });
+      radio.checked = head === DATA.DEFAULTS.head;
+      return radio;
+    });
     this.openBtn = el("button", { type: "button", className: "md-button", text: "Load the induction prompt" });
     this.failBtn = el("button", {
       type: "button", className: "md-button md-button--primary", text: "Load a prompt where rank-1 fails",
     });
-    this.longBtn = el("button", { type: "button", className: "md-button", text: "Load 256 letters" });
+    this.longBtn = el("button", {
+      type: "button", className: "md-button", text: "Load " + Array.from(DATA.LONG_PROMPT).length + " letters",
+    });
 
     var controls = el("div", { className: "rp-controls" }, [
       el("div", { className: "rp-wide" }, [
-        el("label", { className: "rp-label", for: id + "-text", text: "Text: lower-case letters a\u2013z, at most 256" }),
+        el("label", {
+          className: "rp-label", for: id + "-text", text: "Text: lower-case letters " + LETTERS + ", at most " + DATA.MAX_LETTERS,
+        }),
         this.input,
         this.msg,
       ]),
@@ -882,11 +575,9 @@
         ]),
         this.base,
       ]),
-      el("fieldset", {}, [
-        el("legend", { text: "Layer-1 head" }),
-        el("label", {}, [this.headWorking, document.createTextNode(" working head (rank 2, slowest pair)")]),
-        el("label", {}, [this.headRank1, document.createTextNode(" the document\u2019s rank-1 head")]),
-      ]),
+      el("fieldset", {}, [el("legend", { text: "Layer-1 head" })].concat(this.heads.map(function (radio) {
+        return el("label", {}, [radio, document.createTextNode(" " + DATA.HEAD_LABELS[radio.value])]);
+      }))),
       el("div", { className: "rp-buttons rp-wide" }, [this.openBtn, this.failBtn, this.longBtn]),
     ]);
 
@@ -894,19 +585,27 @@
     this.timing = el("p", { className: "rp-timing" });
     this.heatmaps = {
       scores0: new Heatmap({
-        name: "scores0", map: "RdBu_r", symbol: "q\u2098\u1d40k\u2099",
-        title: "Layer 0: scores q\u2098\u1d40k\u2099",
-        subtitle: "rows: query m, columns: key n; diverging map centred on 0; faded: hidden by the causal mask",
+        name: "scores0", map: "cividis", symbol: "q\u2098\u1d40k\u2099 \u2212 row\u2019s best",
+        title: "Layer 0: scores q\u2098\u1d40k\u2099 minus the row\u2019s best",
+        subtitle: "rows: query m, columns: key n; each score minus its row\u2019s best over n \u2264 m " +
+          "(what the softmax sees); " + GAP_FLOOR_LABEL + " and below: darkest; grey: masked (n > m)",
+        range: [GAP_FLOOR, 0], loLabel: "\u2264 " + GAP_FLOOR_LABEL, hiLabel: "0",
+        values: rowGap,
+        detail: function (trace, m, n) {
+          return "score q\u2098\u1d40k\u2099 = " + fmtLabel(trace.scores0[m * trace.T + n]);
+        },
       }),
       A0: new Heatmap({
         name: "A0", map: "viridis", symbol: "A\u207d\u2070\u207e",
         title: "Layer 0: attention A\u207d\u2070\u207e = softmax",
         subtitle: "rows: query m, columns: key n; grey: masked (n > m)",
+        range: [0, 1], loLabel: "0", hiLabel: "1",
       }),
       A1: new Heatmap({
         name: "A1", map: "viridis", symbol: "A\u207d\u00b9\u207e",
         title: "Layer 1: attention A\u207d\u00b9\u207e",
         subtitle: "rows: query m, columns: key n; grey: masked (n > m)",
+        range: [0, 1], loLabel: "0", hiLabel: "1",
       }),
     };
     this.bars = new Bars();
@@ -922,13 +621,31 @@
     this.update();
   }
 
+  /** A logarithmic slider over range = [lo, hi] (log10 steps of 0.05), set to value. */
+  function logSlider(id, range, value) {
+    var exp = function (x) {
+      return String(Number(Math.log10(x).toFixed(6)));
+    };
+    return el("input", { type: "range", id: id, min: exp(range[0]), max: exp(range[1]), step: "0.05", value: exp(value) });
+  }
+
+  /** 10^(slider value) to three significant digits, kept within range. */
+  function sliderValue(slider, range) {
+    var x = roundSig(Math.pow(10, Number(slider.value)));
+    return Math.min(range[1], Math.max(range[0], x));
+  }
+
   /** The settings the controls show now. */
   Playground.prototype.readControls = function () {
+    var head = DATA.DEFAULTS.head;
+    this.heads.forEach(function (radio) {
+      if (radio.checked) head = radio.value;
+    });
     return {
       text: this.input.value,
-      alpha: roundSig(Math.pow(10, Number(this.alpha.value))),
-      base: roundSig(Math.pow(10, Number(this.base.value))),
-      head: this.headRank1.checked ? "rank1" : "induction",
+      alpha: sliderValue(this.alpha, DATA.ALPHA_RANGE),
+      base: sliderValue(this.base, DATA.BASE_RANGE),
+      head: head,
     };
   };
 
@@ -949,7 +666,7 @@
     this.baseOut.textContent = String(state.base);
     this.alpha.setAttribute("aria-valuetext", "\u03b1 = " + state.alpha);
     this.base.setAttribute("aria-valuetext", "base " + state.base);
-    var check = checkText(state.text);
+    var check = MODEL.checkText(state.text);
     if (check.ok) {
       this.validText = check.text;
       this.msg.textContent = check.note;
@@ -962,9 +679,9 @@
       this.input.setAttribute("aria-invalid", "true");
       this.root.classList.add("rp-stale");
     }
-    var text = this.validText || OPENING;
+    var text = this.validText || DATA.OPENING_PROMPT;
     var config = { alpha: state.alpha, base: state.base, head: state.head };
-    var trace = forward(text, config);
+    var trace = MODEL.forward(text, config);
     this.state = { text: text, alpha: state.alpha, base: state.base, head: state.head, valid: check.ok };
     this.trace = trace;
     this.heatmaps.scores0.setData(trace);
@@ -987,7 +704,7 @@
     p.appendChild(document.createTextNode("After \u201c" + tail + "\u201d the model predicts "));
     p.appendChild(el("strong", { className: "rp-letter", "data-prediction": trace.prediction, text: trace.prediction }));
     p.appendChild(document.createTextNode(" (p = " + pb.toFixed(3) + "). "));
-    var copied = copiedLetter(text);
+    var copied = MODEL.copiedLetter(text);
     if (copied === null) {
       p.appendChild(document.createTextNode(
         "The last letter \u201c" + text[text.length - 1] + "\u201d has not appeared before, so there is nothing to copy."));
@@ -1001,7 +718,9 @@
 
   Playground.prototype.load = function (text, head) {
     this.input.value = text;
-    (head === "rank1" ? this.headRank1 : this.headWorking).checked = true;
+    this.heads.forEach(function (radio) {
+      radio.checked = radio.value === head;
+    });
     this.update();
   };
 
@@ -1013,16 +732,17 @@
     this.input.addEventListener("input", later);
     this.alpha.addEventListener("input", later);
     this.base.addEventListener("input", later);
-    this.headWorking.addEventListener("change", later);
-    this.headRank1.addEventListener("change", later);
+    this.heads.forEach(function (radio) {
+      radio.addEventListener("change", later);
+    });
     this.openBtn.addEventListener("click", function () {
-      self.load(OPENING, "induction");
+      self.load(DATA.OPENING_PROMPT, DATA.DEFAULTS.head);
     });
     this.failBtn.addEventListener("click", function () {
-      self.load(RANK1_FAILS, "rank1");
+      self.load(DATA.RANK1_FAILS_PROMPT, DATA.RANK1_HEAD);
     });
     this.longBtn.addEventListener("click", function () {
-      self.load(LONG, "induction");
+      self.load(DATA.LONG_PROMPT, DATA.DEFAULTS.head);
     });
     if (window.ResizeObserver) {
       var width = 0;
@@ -1050,14 +770,10 @@
   // Start-up: once per page, again after every instant navigation of mkdocs-material.
   // ---------------------------------------------------------------------------------------
 
-  var api = {
-    forward: forward, tokenize: tokenize, makeConfig: makeConfig, checkText: checkText,
-    frequencies: frequencies, copiedLetter: copiedLetter,
-    DEFAULTS: DEFAULTS, OPENING: OPENING, RANK1_FAILS: RANK1_FAILS, LONG: LONG, MAX_LETTERS: MAX_LETTERS,
-    LUTS: LUTS, current: null, Playground: Playground,
-  };
+  var api = { current: null, Playground: Playground, LUTS: LUTS, starts: 0 };
   window.RopePlayground = api;
 
+  /** Start the playground in the page's .rope-playground element, or stop it if there is none. */
   function init() {
     var root = document.querySelector(".rope-playground");
     if (api.current && api.current.root === root) return;
@@ -1066,16 +782,26 @@
     if (!root) return;
     try {
       api.current = new Playground(root);
+      api.starts += 1;
     } catch (err) {
       root.textContent = "The playground could not start: " + err.message;
     }
   }
 
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init);
+  // Material's document$ (a ReplaySubject) emits the document after the first load and after
+  // every instant navigation; subscribing late replays the latest. It exists once the theme's
+  // bundle has run, which may be after this script: so look for it when the page has parsed.
+  function subscribe() {
+    if (window.document$ && typeof window.document$.subscribe === "function") {
+      window.document$.subscribe(init);
+    } else {
+      init();
+    }
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", subscribe);
   } else {
-    init();
+    subscribe();
   }
 })();

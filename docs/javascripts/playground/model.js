@@ -1,0 +1,347 @@
+/*
+ * RoPE playground, the model: the two-layer transformer of rope_explained.forward, recomputed in
+ * the browser. No DOM: tokenize, the checks of Config, the frequencies, the causal softmax, the
+ * forward pass, and the check of what the reader typed.
+ *
+ * Reads window.RopePlaygroundData (data.js, written from the package while the site builds):
+ * the defaults of Config, the vocabulary and its letter step, the head names and the input limit
+ * come from there, never from this file. Defines window.RopePlaygroundModel.
+ * tests/test_playground.py checks forward() against the package to 1e-9.
+ *
+ * Notation (the site's): T positions m, n = 0..T-1 (the start token <s> at 0), head
+ * dimension d, frequencies theta_i = base^(-2i/d), letter angles a_t = idx(t) * LETTER_STEP.
+ */
+(function () {
+  "use strict";
+
+  var DATA = window.RopePlaygroundData;
+  if (!DATA) throw new Error("RopePlayground: load data.js before model.js");
+  var VOCAB = DATA.VOCAB;
+  var V = VOCAB.length;
+  var LETTER_STEP = DATA.LETTER_STEP;
+  var DEFAULTS = DATA.DEFAULTS;
+  var HEADS = DATA.HEADS;
+  var FIRST = VOCAB[0];
+  var LAST = VOCAB[V - 1];
+  var INDEX = Object.create(null); // letter -> idx(t)
+  VOCAB.forEach(function (t, i) {
+    INDEX[t] = i;
+  });
+
+  function isFiniteNumber(x) {
+    return typeof x === "number" && isFinite(x);
+  }
+
+  /** The settings of Config, with the same checks (a RangeError names value and range). */
+  function makeConfig(overrides) {
+    var cfg = {};
+    var key;
+    for (key in DEFAULTS) cfg[key] = DEFAULTS[key];
+    if (overrides) {
+      for (key in overrides) {
+        if (!Object.prototype.hasOwnProperty.call(overrides, key)) continue;
+        if (!Object.prototype.hasOwnProperty.call(DEFAULTS, key)) {
+          throw new RangeError("unknown setting '" + key + "'; allowed: " +
+            Object.keys(DEFAULTS).join(", "));
+        }
+        cfg[key] = overrides[key];
+      }
+    }
+    if (!Number.isInteger(cfg.d) || cfg.d < 2 || cfg.d % 2) {
+      throw new RangeError("d must be an even integer >= 2; got " + cfg.d);
+    }
+    if (!Number.isInteger(cfg.D) || cfg.D < 3 * cfg.d + 1) {
+      throw new RangeError("D must be an integer in [" + (3 * cfg.d + 1) + ", inf]; got " + cfg.D);
+    }
+    if (!isFiniteNumber(cfg.base) || cfg.base <= 1) {
+      throw new RangeError("base must be a finite number > 1; got " + cfg.base);
+    }
+    ["alpha", "beta", "gamma"].forEach(function (name) {
+      if (!isFiniteNumber(cfg[name]) || cfg[name] <= 0) {
+        throw new RangeError(name + " must be a finite number > 0; got " + cfg[name]);
+      }
+    });
+    if (!Number.isInteger(cfg.offset) || cfg.offset < 0) {
+      throw new RangeError("offset must be an integer in [0, inf]; got " + cfg.offset);
+    }
+    if (HEADS.indexOf(cfg.head) < 0) {
+      throw new RangeError("unknown head '" + cfg.head + "'; allowed: " + HEADS.join(", "));
+    }
+    if (typeof cfg.bos !== "boolean") {
+      throw new RangeError("bos must be true or false; got " + cfg.bos);
+    }
+    return cfg;
+  }
+
+  // Characters shown only by their code point: control, format, surrogate, private-use,
+  // unassigned (C), combining marks (M) and separators (Z), as embedding._describe_char.
+  var INVISIBLE = /^[\p{C}\p{M}\p{Z}]$/u;
+
+  /**
+   * One character (one code point) for a message: "U+XXXX", then, if it is visible, the
+   * character itself between Unicode isolates (U+2068 ... U+2069), so that it cannot reorder
+   * the text around it (a right-to-left override, say).
+   */
+  function describeCharacter(ch) {
+    var code = "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+    return INVISIBLE.test(ch) ? code : code + " (\u2068" + ch + "\u2069)";
+  }
+
+  /** The index of a vocabulary letter, folding A-Z to a-z when fold is true; -1 otherwise. */
+  function letterIndex(ch, fold) {
+    var t = fold && ch.length === 1 && ch >= "A" && ch <= "Z" ? ch.toLowerCase() : ch;
+    return Object.prototype.hasOwnProperty.call(INDEX, t) ? INDEX[t] : -1;
+  }
+
+  /**
+   * Letter indices of text, as rope_explained.embedding.tokenize: A-Z folded to a-z, anything
+   * else refused with a RangeError naming the character (describeCharacter) and its position
+   * (counted in code points from 0, as Python counts them).
+   */
+  function tokenize(text) {
+    if (typeof text !== "string") throw new TypeError("text must be a string; got " + typeof text);
+    if (text.length === 0) {
+      throw new RangeError("text is empty; give at least one letter " + FIRST + "-" + LAST);
+    }
+    var out = [];
+    var pos = 0;
+    for (var ch of text) {
+      var idx = letterIndex(ch, true);
+      if (idx < 0) {
+        throw new RangeError("text: character " + describeCharacter(ch) + " at position " + pos +
+          " is not a letter " + FIRST + "-" + LAST + " (outside the vocabulary)");
+      }
+      out.push(idx);
+      pos += 1;
+    }
+    return out;
+  }
+
+  /** theta_i = base^(-2i/d), i = 0..d/2-1 (rope.frequencies). */
+  function frequencies(d, base) {
+    var theta = new Float64Array(d / 2);
+    for (var i = 0; i < d / 2; i++) theta[i] = Math.pow(base, (-2 * i) / d);
+    return theta;
+  }
+
+  /**
+   * Causal softmax over each row (model.causal_softmax):
+   * A[m, n] = exp(s[m, n] - max_{n' <= m} s[m, n']) / sum_{n' <= m} (...) for n <= m, else 0.
+   */
+  function causalSoftmax(S, T) {
+    var A = new Float64Array(T * T);
+    for (var m = 0; m < T; m++) {
+      var row = m * T;
+      var mx = -Infinity;
+      var n;
+      for (n = 0; n <= m; n++) if (S[row + n] > mx) mx = S[row + n];
+      var sum = 0;
+      for (n = 0; n <= m; n++) {
+        var e = Math.exp(S[row + n] - mx);
+        A[row + n] = e;
+        sum += e;
+      }
+      for (n = 0; n <= m; n++) A[row + n] /= sum;
+    }
+    return A;
+  }
+
+  /**
+   * The forward pass of rope_explained.model.forward(text, **config).
+   *
+   * The heads write and read only a few coordinates of the residual stream, so each quantity
+   * is computed from those coordinates alone; the results equal the package's dense products
+   * up to rounding (checked to 1e-9 by tests/test_playground.py).
+   *
+   * Returns {config, tokens, T, theta, scores0, A0, k1, q1, scores1, A1, logits, probs,
+   * prediction, predictionIndex}; matrices are Float64Array in row-major order (T*T, T*2, T*V).
+   */
+  function forward(text, config) {
+    var cfg = makeConfig(config);
+    var letters = tokenize(text);
+    var bos = cfg.bos ? 1 : 0;
+    var T = letters.length + bos;
+    var half = cfg.d / 2;
+    var theta = frequencies(cfg.d, cfg.base);
+    var m, n, i;
+
+    // Tokens and the embedding read through the plane reader P:
+    // p_n = P E[t_n] = (cos a_t, sin a_t) for a letter, (0, 0) for <s> (zero embedding).
+    var tokens = new Array(T);
+    var px = new Float64Array(T);
+    var py = new Float64Array(T);
+    if (bos) tokens[0] = "<s>";
+    for (m = bos; m < T; m++) {
+      var idx = letters[m - bos];
+      tokens[m] = VOCAB[idx];
+      px[m] = Math.cos(idx * LETTER_STEP);
+      py[m] = Math.sin(idx * LETTER_STEP);
+    }
+
+    // Layer 0, previous-token head. k_n = R_n c and q_m = alpha R_{m-offset} c, so
+    //   q_m^T k_n = alpha c^T R_{n-m+offset} c = alpha sum_i cos((n - m + offset) theta_i)
+    // depends on n - m only: 2T-1 distinct values, O(T d) instead of O(T^2 d).
+    var diag = new Float64Array(2 * T - 1); // diag[n - m + T - 1]
+    for (var delta = -(T - 1); delta <= T - 1; delta++) {
+      var u = delta + cfg.offset;
+      var s = 0;
+      for (i = 0; i < half; i++) s += Math.cos(u * theta[i]);
+      diag[delta + T - 1] = cfg.alpha * s;
+    }
+    var scores0 = new Float64Array(T * T); // unmasked, as Trace.scores0
+    for (m = 0; m < T; m++) {
+      var off = T - 1 - m;
+      for (n = 0; n < T; n++) scores0[m * T + n] = diag[n + off];
+    }
+    var A0 = causalSoftmax(scores0, T);
+
+    // Layer-0 output o_m = sum_n A0[m, n] V h_n lands in the "prev" slot; layer 1 reads it
+    // only through P: P h1[prev]_n = sum_j A0[n, j] p_j.
+    var prevx = new Float64Array(T);
+    var prevy = new Float64Array(T);
+    for (n = 0; n < T; n++) {
+      var sx = 0;
+      var sy = 0;
+      for (var j = 0; j <= n; j++) {
+        var a = A0[n * T + j];
+        sx += a * px[j];
+        sy += a * py[j];
+      }
+      prevx[n] = sx;
+      prevy[n] = sy;
+    }
+
+    // Layer 1 lives in the slowest RoPE pair (coordinates d-2, d-1), angle m * theta_{d/2-1}.
+    //   working head: q_pre = beta P h[tok]     = beta (cos a_m, sin a_m),
+    //                 k_pre = P h[prev]         = sum_j A0[n, j] p_j;
+    //   rank-1 head:  q_pre = beta (v_q^T h, 0) = beta (cos a_m, 0),
+    //                 k_pre = (v_k^T h, 0)      = (sum_j A0[n, j] cos a_j, 0).
+    // Then q_m = R_m q_pre, k_n = R_n k_pre and scores1[m, n] = q_m . k_n (a 2-D dot product).
+    var slow = theta[half - 1];
+    var rank1 = cfg.head === DATA.RANK1_HEAD;
+    var q1 = new Float64Array(2 * T);
+    var k1 = new Float64Array(2 * T);
+    for (m = 0; m < T; m++) {
+      var ang = m * slow;
+      var c = Math.cos(ang);
+      var sn = Math.sin(ang);
+      var qa = cfg.beta * px[m];
+      var qb = rank1 ? 0 : cfg.beta * py[m];
+      var ka = prevx[m];
+      var kb = rank1 ? 0 : prevy[m];
+      q1[2 * m] = qa * c - qb * sn;
+      q1[2 * m + 1] = qa * sn + qb * c;
+      k1[2 * m] = ka * c - kb * sn;
+      k1[2 * m + 1] = ka * sn + kb * c;
+    }
+    var scores1 = new Float64Array(T * T);
+    for (m = 0; m < T; m++) {
+      var qx = q1[2 * m];
+      var qy = q1[2 * m + 1];
+      for (n = 0; n < T; n++) scores1[m * T + n] = qx * k1[2 * n] + qy * k1[2 * n + 1];
+    }
+    var A1 = causalSoftmax(scores1, T);
+
+    // Layer-1 output copies E[t_n] into the "out" slot; the readout
+    // logits_v = gamma (cos a_v, sin a_v) . P h2[out] = gamma (cos a_v, sin a_v) . sum_n A1[m, n] p_n
+    // (b_out = 0), and probs = softmax(logits) per row.
+    var cosv = new Float64Array(V);
+    var sinv = new Float64Array(V);
+    for (var v = 0; v < V; v++) {
+      cosv[v] = Math.cos(v * LETTER_STEP);
+      sinv[v] = Math.sin(v * LETTER_STEP);
+    }
+    var logits = new Float64Array(T * V);
+    var probs = new Float64Array(T * V);
+    for (m = 0; m < T; m++) {
+      var X = 0;
+      var Y = 0;
+      for (n = 0; n <= m; n++) {
+        var w = A1[m * T + n];
+        X += w * px[n];
+        Y += w * py[n];
+      }
+      var mx = -Infinity;
+      for (v = 0; v < V; v++) {
+        var l = cfg.gamma * (cosv[v] * X + sinv[v] * Y);
+        logits[m * V + v] = l;
+        if (l > mx) mx = l;
+      }
+      var sum = 0;
+      for (v = 0; v < V; v++) {
+        var e = Math.exp(logits[m * V + v] - mx);
+        probs[m * V + v] = e;
+        sum += e;
+      }
+      for (v = 0; v < V; v++) probs[m * V + v] /= sum;
+    }
+
+    // Trace.prediction: argmax of the last row (the first maximum, as numpy.argmax).
+    var best = 0;
+    var last = (T - 1) * V;
+    for (v = 1; v < V; v++) if (probs[last + v] > probs[last + best]) best = v;
+
+    return {
+      config: cfg, tokens: tokens, T: T, theta: theta,
+      scores0: scores0, A0: A0, q1: q1, k1: k1, scores1: scores1, A1: A1,
+      logits: logits, probs: probs, prediction: VOCAB[best], predictionIndex: best,
+    };
+  }
+
+  /**
+   * What the reader typed, checked for the page: {ok, text, message, note}. Upper case is
+   * folded as tokenize does (and said so in a note); anything else is refused with a message
+   * that names the first character outside the vocabulary as tokenize does; more than
+   * DATA.MAX_LETTERS letters are refused too.
+   */
+  function checkText(raw) {
+    var letters = FIRST + "\u2013" + LAST;
+    var chars = Array.from(raw);
+    if (chars.length === 0) {
+      return { ok: false, message: "Type at least one letter " + letters + "." };
+    }
+    var bad = [];
+    var upper = false;
+    for (var i = 0; i < chars.length; i++) {
+      if (letterIndex(chars[i], false) >= 0) continue;
+      if (letterIndex(chars[i], true) >= 0) upper = true;
+      else bad.push(i);
+    }
+    if (bad.length) {
+      var more = bad.length - 1;
+      return {
+        ok: false,
+        position: bad[0],
+        message: "Character " + describeCharacter(chars[bad[0]]) + " at position " + bad[0] +
+          " (counting from 0) is not a letter " + letters +
+          (more ? ", nor " + (more === 1 ? "is 1 other character" : "are " + more + " other characters") : "") +
+          ". The panels still show the last valid text.",
+      };
+    }
+    if (chars.length > DATA.MAX_LETTERS) {
+      return {
+        ok: false,
+        message: "That is " + chars.length + " letters; the playground takes at most " +
+          DATA.MAX_LETTERS + ". The panels still show the last valid text.",
+      };
+    }
+    return {
+      ok: true,
+      text: raw.toLowerCase(),
+      note: upper ? "Upper-case letters are read as lower case, as the package\u2019s tokenize does." : "",
+    };
+  }
+
+  /** The letter a copying rule predicts: the one after the latest earlier copy of the last letter. */
+  function copiedLetter(text) {
+    var last = text[text.length - 1];
+    var j = text.lastIndexOf(last, text.length - 2);
+    return j >= 0 ? text[j + 1] : null;
+  }
+
+  window.RopePlaygroundModel = Object.freeze({
+    forward: forward, tokenize: tokenize, makeConfig: makeConfig, frequencies: frequencies,
+    causalSoftmax: causalSoftmax, describeCharacter: describeCharacter, checkText: checkText,
+    copiedLetter: copiedLetter,
+  });
+})();
