@@ -17,7 +17,7 @@ from ..embedding import BOS, letter_angle
 from ..examples import FORWARD_PASS_PROMPT
 from ..model import Trace, forward
 from . import floor_to, register, value
-from .style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure
+from .style import COLORS, DIVERGING, SEQUENTIAL, attention_heatmap, centred_norm, new_figure
 
 
 # --8<-- [start:trace]
@@ -28,8 +28,6 @@ def example_trace(text: str = FORWARD_PASS_PROMPT) -> Trace:
 
 
 # --8<-- [end:trace]
-
-MASK_COLOR = "0.86"  # the causally masked cells (n > m): never seen by the softmax
 
 
 def position_labels(tokens: list[str]) -> list[str]:
@@ -76,32 +74,13 @@ def _frame(ax, col: int, row: int, *, width: int = 1, linewidth: float, color=CO
 
 
 def _pattern(ax, A: np.ndarray, tokens: list[str], mask: np.ndarray, *, cmap=SEQUENTIAL, norm=None):
-    """An attention-like (T, T) matrix: masked cells grey and hatched, letters on both axes."""
+    """An attention-like (T, T) matrix (the site's heatmap), letters on both axes and the rows
+    labelled "position letter"."""
+    im = attention_heatmap(ax, A, mask, tokens=tokens, cmap=cmap, norm=norm)
     T = len(tokens)
-    shown = np.ma.masked_where(~mask, A)
-    # masked cells are transparent and let the hatched background through
-    cm = mpl.colormaps[cmap].with_extremes(bad=(0.0, 0.0, 0.0, 0.0))
-    ax.add_patch(
-        Rectangle(
-            (-0.5, -0.5),
-            T,
-            T,
-            facecolor=MASK_COLOR,
-            edgecolor="0.7",
-            hatch="///",
-            linewidth=0,
-            zorder=0,
-        )
-    )
-    kw = {"norm": norm} if norm is not None else {"vmin": 0.0, "vmax": 1.0}
-    im = ax.imshow(shown, cmap=cm, interpolation="nearest", zorder=1, **kw)
-    ax.set_xticks(np.arange(T), [t if t != BOS else "<s>" for t in tokens], fontsize=10)
+    ax.set_xticks(np.arange(T), tokens, fontsize=10)
     ax.set_yticks(np.arange(T), position_labels(tokens), fontsize=10)
-    ax.set_xlabel(r"key position $n$")
-    ax.set_ylabel(r"query position $m$")
     ax.tick_params(axis="x", labelrotation=0)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(True)
     return im
 
 

@@ -15,7 +15,7 @@ from ..examples import OPENING_PROMPT
 from ..model import forward
 from ..rope import frequencies
 from . import register, value
-from .style import SEQUENTIAL, new_figure
+from .style import SEQUENTIAL, attention_heatmap, new_figure
 
 #: The layer-0 score panel shows each row of scores minus the row's best visible score, on
 #: ``cividis`` from this floor (and below) to 0, like the layer-0 page's figure of the pattern;
@@ -39,7 +39,8 @@ def score_gap(trace) -> np.ndarray:
         r"What the playground shows when it opens, computed by the package while the site "
         r"builds: `forward('inductionheadsinductionhe')` with the default settings "
         r"(\(\alpha = 10\), base 10000, the working layer-1 head); the axes count positions, "
-        r"0 being the start token, and the cells the causal mask hides (\(n > m\)) are grey. "
+        r"0 being the start token, and the cells the causal mask hides (\(n > m\)) are grey "
+        r"and hatched. "
         r"Top left, the layer-0 scores \(q_m^{(0)T} k_n^{(0)}\) minus the best score of their "
         r"row, what the softmax sees, from "
         + f"\\({SCORE_GAP_FLOOR:g}\\)"
@@ -51,10 +52,12 @@ def score_gap(trace) -> np.ndarray:
         r"probabilities, highest for `a`."
     ),
     alt="Four panels. Top left: a 26 by 26 heatmap of each layer-0 score minus its row's best, "
-    "the upper triangle grey: a bright yellow line just below the diagonal (0), grey-blue "
+    "the upper triangle grey and hatched: a bright yellow line just below the diagonal (0), "
+    "grey-blue "
     "cells on the diagonal and two below it (about -11), dark blue everywhere further left "
     f"({SCORE_GAP_FLOOR:g} and below). Top right: the layer-0 attention, a single bright "
-    "yellow line just below the diagonal on a dark background, the upper triangle grey. "
+    "yellow line just below the diagonal on a dark background, the upper triangle grey and "
+    "hatched. "
     "Bottom left: "
     "the layer-1 attention, bright cells scattered off the diagonal, the last row bright at the "
     "column of the letter a. Bottom right: a bar chart over the 26 letters with one tall bar "
@@ -66,22 +69,14 @@ def opening(text: str = OPENING_PROMPT):
     tr = forward(text)
     fig, axes = new_figure(2, 2, width=7.2, height=7.4)
     (ax_s, ax_a0), (ax_a1, ax_p) = axes
-    masked_grey = np.where(tr.mask, np.nan, 1.0)
-
-    ax_s.imshow(masked_grey, cmap="Greys", vmin=0, vmax=8)
-    gap = np.where(tr.mask, score_gap(tr), np.nan)
-    im = ax_s.imshow(gap, cmap="cividis", vmin=SCORE_GAP_FLOOR, vmax=0.0)
+    # positions on the axes, as the live panels label them
+    im = attention_heatmap(
+        ax_s, score_gap(tr), tr.mask, cmap="cividis", vmin=SCORE_GAP_FLOOR, vmax=0.0
+    )
     fig.colorbar(im, ax=ax_s, label="score minus the row's best", shrink=0.8, extend="min")
     for ax, A, label in ((ax_a0, tr.A0, r"$A^{(0)}_{m,n}$"), (ax_a1, tr.A1, r"$A^{(1)}_{m,n}$")):
-        ax.imshow(masked_grey, cmap="Greys", vmin=0, vmax=8)
-        im = ax.imshow(np.where(tr.mask, A, np.nan), cmap=SEQUENTIAL, vmin=0, vmax=1)
+        im = attention_heatmap(ax, A, tr.mask)
         fig.colorbar(im, ax=ax, label=label, shrink=0.8)
-    for ax in (ax_s, ax_a0, ax_a1):
-        ticks = np.arange(0, len(tr.tokens), 5)  # positions, as the live panels label them
-        ax.set_xticks(ticks)
-        ax.set_yticks(ticks)
-        ax.set_xlabel(r"key position $n$")
-        ax.set_ylabel(r"query position $m$")
     ax_s.set_title("layer-0 scores \u2212 row's best", fontsize=11)
     ax_a0.set_title("layer-0 attention", fontsize=11)
     ax_a1.set_title("layer-1 attention", fontsize=11)

@@ -11,13 +11,17 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import TwoSlopeNorm
+from matplotlib.patches import Rectangle
 
 STYLE_FILE = Path(__file__).with_name("rope_explained.mplstyle")
 SEQUENTIAL = "viridis"
 DIVERGING = "RdBu_r"
+#: The cells of a pattern that the mask hides (a key after its query): grey, hatched.
+MASK_COLOR = "0.86"
 #: Okabe-Ito colours, in the order of the style's colour cycle.
 COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 
@@ -55,3 +59,49 @@ def token_ticks(ax, tokens, axis: str = "both", max_labels: int = 40) -> None:
         ax.set_xticks(idx, labels, fontsize=9 if n > 20 else 11)
     if axis in ("y", "both"):
         ax.set_yticks(idx, labels, fontsize=9 if n > 20 else 11)
+
+
+def attention_heatmap(
+    ax,
+    values: np.ndarray,
+    mask: np.ndarray,
+    *,
+    tokens: list[str] | None = None,
+    cmap: str = SEQUENTIAL,
+    norm=None,
+    vmin: float = 0.0,
+    vmax: float = 1.0,
+    tick_every: int = 5,
+):
+    """Draw a ``(T, T)`` attention pattern (or scores) the way every figure of the site does.
+
+    Query position \\(m\\) runs down, key position \\(n\\) across. The cells ``mask`` hides
+    (``mask[m, n]`` False: a key after its query) are grey and hatched, never a colour of the
+    scale, so a zero weight and a masked cell cannot be confused. With ``tokens`` the axes are
+    labelled by token (thinned beyond 40), otherwise by position every ``tick_every``. The
+    colour scale is ``cmap`` from ``vmin`` to ``vmax`` (probabilities: 0 to 1) unless a
+    ``norm`` is given. Returns the image, for a colour bar.
+    """
+    T = values.shape[-1]
+    colours = mpl.colormaps[cmap].with_extremes(bad=(0.0, 0.0, 0.0, 0.0))  # masked: see-through
+    ax.add_patch(
+        Rectangle(
+            (-0.5, -0.5), T, T, facecolor=MASK_COLOR, edgecolor="0.7", hatch="///",
+            linewidth=0, zorder=0,
+        )
+    )  # fmt: skip
+    scale = {"norm": norm} if norm is not None else {"vmin": vmin, "vmax": vmax}
+    shown = np.ma.masked_where(~np.asarray(mask, dtype=bool), values)
+    im = ax.imshow(shown, cmap=colours, interpolation="nearest", zorder=1, **scale)
+    if tokens is not None:
+        token_ticks(ax, tokens)
+        ax.tick_params(axis="x", labelrotation=90 if T > 20 else 0)
+    else:
+        ticks = np.arange(0, T, tick_every)
+        ax.set_xticks(ticks)
+        ax.set_yticks(ticks)
+    ax.set_xlabel(r"key position $n$")
+    ax.set_ylabel(r"query position $m$")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(True)
+    return im

@@ -10,7 +10,14 @@ import numpy as np
 
 from ...model import forward
 from .. import floor_to, register, value
-from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure, token_ticks
+from ..style import (
+    COLORS,
+    DIVERGING,
+    attention_heatmap,
+    centred_norm,
+    new_figure,
+    token_ticks,
+)
 from .induction_head import benchmark_hits
 
 #: "... c a ... c": the last letter c occurred once before, followed by a.
@@ -77,7 +84,8 @@ def residual(prompt: str = PROMPT):
     ),
     alt="Two attention heatmaps, query position down, key position across. Left, layer 0: "
     "a bright sub-diagonal. Right, layer 1: scattered bright cells; in the last row the bright "
-    "cell is at the key a in cat, right after the first c.",
+    "cell is at the key a in cat, right after the first c. The masked upper triangles are grey "
+    "and hatched.",
     prompt=PROMPT,
 )
 def attention(prompt: str = PROMPT):
@@ -86,11 +94,8 @@ def attention(prompt: str = PROMPT):
     fig, axes = new_figure(1, 2, width=7.2, height=4.1)
     for ax, (name, A) in zip(axes, ((r"layer 0: $A^{(0)}$", tr.A0), (r"layer 1: $A^{(1)}$", tr.A1)),
                              strict=True):  # fmt: skip
-        im = ax.imshow(np.where(tr.mask, A, np.nan), cmap=SEQUENTIAL, vmin=0, vmax=1)
-        token_ticks(ax, tr.tokens)
+        im = attention_heatmap(ax, A, tr.mask, tokens=tr.tokens)
         ax.tick_params(labelsize=10)
-        ax.tick_params(axis="x", labelrotation=90)
-        ax.set_xlabel(r"key position $n$")
         ax.set_title(name, fontsize=12)
     last = len(tr.tokens) - 1
     best = int(np.argmax(tr.A1[last]))

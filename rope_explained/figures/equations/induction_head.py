@@ -18,16 +18,19 @@ from ...experiments import induction_prompts
 from ...model import Config, forward
 from ...rope import frequencies
 from .. import register, times_ten, value
-from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure, token_ticks
+from ..style import (
+    COLORS,
+    DIVERGING,
+    attention_heatmap,
+    centred_norm,
+    new_figure,
+    token_ticks,
+)
 
 HEAD_NAMES = {"rank1": "rank-1 head (the document's)", "induction": "working head (this site's)"}
 #: A prompt whose second half repeats its first half: the textbook induction case.
 PROMPT = "jumpfoxjumpfox"
 ALPHABET = "".join(VOCAB)
-
-
-def _masked(trace, values: np.ndarray) -> np.ndarray:
-    return np.where(trace.mask, values, np.nan)
 
 
 def preference_matrix(head: str) -> np.ndarray:
@@ -130,7 +133,8 @@ def rank1_rows(prompt: str = PROMPT):
     ),
     alt="Two attention heatmaps, query position down, key position across, tokens as labels. "
     "Left, rank-1: bright cells stacked in a few columns. Right, working head: in the lower "
-    "half a bright diagonal stripe offset to the left by six positions, the induction stripe.",
+    "half a bright diagonal stripe offset to the left by six positions, the induction stripe. "
+    "The masked upper triangles are grey and hatched.",
     prompt=PROMPT,
 )
 def patterns(prompt: str = PROMPT):
@@ -138,13 +142,10 @@ def patterns(prompt: str = PROMPT):
     fig, axes = new_figure(1, 2, width=7.2, height=4.2)
     for ax, head in zip(axes, ("rank1", "induction"), strict=True):
         tr = forward(prompt, head=head)
-        im = ax.imshow(_masked(tr, tr.A1), cmap=SEQUENTIAL, vmin=0.0, vmax=1.0)
-        token_ticks(ax, tr.tokens)
+        im = attention_heatmap(ax, tr.A1, tr.mask, tokens=tr.tokens)
         ax.tick_params(labelsize=10)
-        ax.tick_params(axis="x", labelrotation=90)
-        ax.set_xlabel(r"key position $n$")
         ax.set_title(HEAD_NAMES[head], fontsize=12)
-    axes[0].set_ylabel(r"query position $m$")
+    axes[1].set_ylabel("")
     fig.colorbar(im, ax=axes, label=r"$A^{(1)}_{m,n}$", shrink=0.8)
     return fig
 

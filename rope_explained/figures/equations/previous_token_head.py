@@ -15,24 +15,15 @@ from ...experiments import previous_token_scores
 from ...model import forward
 from ...rope import frequencies
 from .. import register, times_ten, value
-from ..style import COLORS, SEQUENTIAL, new_figure, token_ticks
+from ..style import COLORS, attention_heatmap, new_figure
 
 #: The prompt the layer-0 figures run through the model.
 PROMPT = "thequickbrownfox"
 
 
-def _masked(trace, values: np.ndarray) -> np.ndarray:
-    """``values`` with the positions the causal mask hides set to NaN (drawn blank)."""
-    return np.where(trace.mask, values, np.nan)
-
-
 def _pattern(ax, trace, label: str | None = None):
     """Draw the layer-0 attention pattern of ``trace`` on ``ax``; return the image."""
-    im = ax.imshow(_masked(trace, trace.A0), cmap=SEQUENTIAL, vmin=0.0, vmax=1.0)
-    token_ticks(ax, trace.tokens)
-    ax.set_xlabel(r"key position $n$")
-    ax.set_ylabel(r"query position $m$")
-    ax.tick_params(axis="x", labelrotation=90)
+    im = attention_heatmap(ax, trace.A0, trace.mask, tokens=trace.tokens)
     if label:
         ax.set_title(label)
     return im
@@ -146,7 +137,8 @@ def clock_hands(prompt: str = PROMPT, m: int = 10, deltas=(0, -1, -5)):
     caption=(
         r"Layer 0 on a real prompt (\(\alpha = 10\)). Left: the raw scores "
         r"\(q_m^T k_n\) measured from the best score of their row (what the softmax sees; "
-        r"the causal mask hides \(n > m\), blank): only the sub-diagonal reaches 0, the "
+        r"the cells the causal mask hides, \(n > m\), are grey and hatched): only the "
+        r"sub-diagonal reaches 0, the "
         r'diagonal sits about \({{ value("layer0-row-gap") }} = \alpha \times '
         r'{{ value("layer0-score-gap") }}\) below it. Right: after the softmax, '
         r"each row puts essentially all its weight on the key one step back, the "
@@ -156,20 +148,15 @@ def clock_hands(prompt: str = PROMPT, m: int = 10, deltas=(0, -1, -5)):
     alt="Two heatmaps, query position down, key position across, tokens as tick labels. Left, "
     "each score minus its row's best: bright yellow (zero) on the sub-diagonal, darker on the "
     "diagonal, dark blue further left. Right, attention weights: a single yellow sub-diagonal "
-    "line, "
-    "everything else dark.",
+    "line, everything else dark. In both the masked upper triangle is grey and hatched.",
     prompt=PROMPT,
 )
 def pattern(prompt: str = PROMPT):
     """Raw scores and the softmax pattern of layer 0, from ``forward(prompt)``."""
     tr = forward(prompt)
     fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=4.4)
-    gap = tr.scores0 - np.nanmax(_masked(tr, tr.scores0), axis=1, keepdims=True)
-    im0 = ax0.imshow(_masked(tr, gap), cmap="cividis", vmin=-40, vmax=0)
-    token_ticks(ax0, tr.tokens)
-    ax0.tick_params(axis="x", labelrotation=90)
-    ax0.set_xlabel(r"key position $n$")
-    ax0.set_ylabel(r"query position $m$")
+    gap = tr.scores0 - np.where(tr.mask, tr.scores0, -np.inf).max(axis=1, keepdims=True)
+    im0 = attention_heatmap(ax0, gap, tr.mask, tokens=tr.tokens, cmap="cividis", vmin=-40, vmax=0)
     fig.colorbar(im0, ax=ax0, label=r"$q_m^T k_n$ minus the row's best", shrink=0.8, extend="min")
     im1 = _pattern(ax1, tr)
     ax1.set_ylabel("")

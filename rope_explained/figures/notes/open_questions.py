@@ -7,21 +7,15 @@ experiment.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib import colormaps
 
 from ...experiments import (
     pair_horizons,
     stable_pair_count,
 )
 from .. import register, value
-from ..style import COLORS, SEQUENTIAL, new_figure
+from ..style import COLORS, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
-
-
-def _masked_attention_cmap():
-    # the masked (future) half: light grey, not a colour of the scale
-    return colormaps[SEQUENTIAL].with_extremes(bad="#e6e6e6")
 
 
 @register(

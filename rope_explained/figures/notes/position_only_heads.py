@@ -7,7 +7,6 @@ experiment.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib import colormaps
 
 from ...examples import LONG_PROMPT
 from ...experiments import (
@@ -16,14 +15,9 @@ from ...experiments import (
 )
 from ...model import forward
 from .. import floor_to, register, times_ten, value
-from ..style import COLORS, SEQUENTIAL, new_figure
+from ..style import COLORS, attention_heatmap, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
-
-
-def _masked_attention_cmap():
-    # the masked (future) half: light grey, not a colour of the scale
-    return colormaps[SEQUENTIAL].with_extremes(bad="#e6e6e6")
 
 
 @register(
@@ -31,13 +25,13 @@ def _masked_attention_cmap():
     caption=(
         r"Experiment 1 reproduced: the attention pattern \(A_{m,n}\) of the hand-built "
         r"previous-token head for \(\alpha = 1, 10, 100\) (sequence length 20, \(D = 768\), "
-        r"\(d = 64\), random inputs with a constant first coordinate). Grey cells are hidden "
-        r"by the causal mask. At \(\alpha = 1\) the weight is spread over a few neighbours; "
+        r"\(d = 64\), random inputs with a constant first coordinate). Grey, hatched cells are "
+        r"hidden by the causal mask. At \(\alpha = 1\) the weight is spread over a few neighbours; "
         r"from \(\alpha = 10\) on, every query puts practically all of it on position \(m-1\)."
     ),
     alt=(
         "Three square heatmaps side by side, query position m down, key position n across, "
-        "upper triangle grey. For alpha 1 the band just below the diagonal is green "
+        "upper triangle grey and hatched. For alpha 1 the band just below the diagonal is green "
         "(about 0.6) with faint blue on its two sides; for alpha 10 and alpha 100 only the "
         "cells directly below the diagonal are yellow (weight 1) and all others dark."
     ),
@@ -51,16 +45,12 @@ def previous_token_patterns(alphas=(1.0, 10.0, 100.0), T=20, D=768, d=64):
     patterns = previous_token_experiment(alphas=alphas, T=T, D=D, d=d)
     fig, axes = new_figure(1, len(patterns), width=7.2, height=2.7, layout="constrained")
     axes = np.atleast_1d(axes)
-    future = ~np.tril(np.ones((T, T), dtype=bool))
-    cmap = _masked_attention_cmap()
-    ticks = np.arange(0, T, 5)
+    causal = np.tri(T, dtype=bool)
     for ax, (alpha, A) in zip(axes, patterns.items(), strict=True):
-        im = ax.imshow(np.ma.masked_array(A, future), cmap=cmap, vmin=0.0, vmax=1.0)
+        im = attention_heatmap(ax, A, causal)
         ax.set_title(rf"$\alpha = {alpha:g}$", fontsize=12)
-        ax.set_xticks(ticks)
-        ax.set_yticks(ticks)
-        ax.set_xlabel(r"key position $n$")
-    axes[0].set_ylabel(r"query position $m$")
+    for ax in axes[1:]:
+        ax.set_ylabel("")
     cbar = fig.colorbar(im, ax=list(axes), shrink=0.8)
     cbar.set_label(r"attention weight $A_{m,n}$")
     return fig

@@ -7,7 +7,6 @@ experiment.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib import colormaps
 
 from ...embedding import letter_angle
 from ...experiments import (
@@ -20,14 +19,9 @@ from ...experiments import (
 from ...model import Config
 from ...rope import frequencies
 from .. import register, times_ten, value
-from ..style import COLORS, SEQUENTIAL, new_figure
+from ..style import COLORS, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
-
-
-def _masked_attention_cmap():
-    # the masked (future) half: light grey, not a colour of the scale
-    return colormaps[SEQUENTIAL].with_extremes(bad="#e6e6e6")
 
 
 @register(
