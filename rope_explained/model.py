@@ -574,3 +574,98 @@ def predict_next(text: str, **config) -> str:
         'z'
     """
     return forward(text, **config).prediction
+
+
+@dataclass(frozen=True)
+class LastPosition:
+    r"""What the model predicts after the last letter, with the attention that led there, from
+    :func:`predict_last` (no ``(T, T)`` array kept).
+
+    | name | shape | what |
+    |---|---|---|
+    | `tokens` | T | the tokens, `"<s>"` first when `config.bos` |
+    | `probs` | (V,) | \(P(\text{next letter} \mid t_{\le T-1})\), the last row of `Trace.probs` |
+    | `attention1` | (T,) | the last query's layer-1 attention, the last row of `Trace.A1` |
+    | `previous` | (T-1,) | layer 0: \(A^{(0)}_{m,m-1}\), the weight on the key one step back |
+    | `peak` | (T,) | layer 0: each query's favourite key, \(\arg\max_n A^{(0)}_{m,n}\) |
+    """
+
+    config: Config
+    tokens: list[str]
+    probs: np.ndarray = field(repr=False)
+    attention1: np.ndarray = field(repr=False)
+    previous: np.ndarray = field(repr=False)
+    peak: np.ndarray = field(repr=False)
+
+    @property
+    def prediction(self) -> str:
+        """The most probable next letter."""
+        return VOCAB[int(np.argmax(self.probs))]
+
+
+#: Query rows of layer 0 that :func:`predict_last` scores at once: ``(ROWS, T)`` at a time.
+ROWS = 256
+
+
+# --8<-- [start:predict_last]
+def predict_last(text: str, **config) -> LastPosition:
+    r"""The prediction after ``text``, computing only what it needs.
+
+    The same model as :func:`forward`, with the same arguments and limits, and the same numbers
+    (to rounding), but no ``(T, T)`` pattern is ever held: layer 0 is computed
+    :data:`ROWS` queries at a time (every position needs its previous letter), and layer 1
+    and the readout only for the last query, the one whose prediction is asked for. Memory
+    grows as \(T\) instead of \(T^2\), which is what sweeps over thousands of tokens need.
+
+    Examples:
+        >>> predict_last("abcab").prediction == forward("abcab").prediction
+        True
+    """
+    cfg = make_config(**config)
+    if isinstance(text, str) and len(text) > MAX_LETTERS:
+        check_text("text", text, MAX_LETTERS, unit="letters", who="predict_last")
+    tokens = ([BOS] if cfg.bos else []) + tokenize(text)
+    T = len(tokens)
+    m = n = np.arange(T, dtype=np.float64)  # positions of the queries (m) and the keys (n)
+    W = build_weights(cfg)
+    L0, L1, out = W.L0, W.L1, W.readout
+    theta, af = rope_frequencies(cfg, seq_len=T)
+
+    h0 = embed(tokens, cfg)  # (T, D)
+    # Layer 0, ROWS queries at a time: the scores of a block of rows against every key
+    k0 = af * rotate(h0 @ L0.W_k.T, n, cfg, theta)  # (T, d)
+    q0 = af * rotate(h0 @ L0.W_q.T, m, cfg, theta)  # (T, d)
+    v0 = h0 @ L0.W_v.T  # (T, d)
+    o0 = np.empty_like(v0)  # (T, d): sum_n A_mn v_n, before W_o
+    previous, peak = np.zeros(T - 1), np.empty(T, dtype=np.int64)
+    for start in range(0, T, ROWS):
+        rows = slice(start, min(T, start + ROWS))
+        A = causal_softmax_rows(q0[rows] @ k0.T, start)  # (B, T) rows of A^(0)
+        o0[rows] = A @ v0
+        peak[rows] = np.argmax(A, axis=1)
+        queries = np.arange(max(start, 1), rows.stop)  # the block's queries that have an m - 1
+        previous[queries - 1] = A[queries - start, queries - 1]
+    h1 = h0 + o0 @ L0.W_o.T  # (T, D)
+    # Layer 1 and the readout: the last query only
+    k1 = af * rotate(h1 @ L1.W_k.T, n, cfg, theta)  # (T, d)
+    q1 = af * rotate(h1[-1:] @ L1.W_q.T, m[-1:], cfg, theta)  # (1, d)
+    A1 = causal_softmax_rows(q1 @ k1.T, T - 1)[0]  # (T,) the last row of A^(1)
+    h2 = h1[-1] + (A1 @ (h1 @ L1.W_v.T)) @ L1.W_o.T  # (D,)
+    probs = softmax(h2 @ out.W_out.T + out.b_out)  # (V,)
+    return LastPosition(cfg, tokens, probs, A1, previous, peak)
+
+
+# --8<-- [end:predict_last]
+
+
+def causal_softmax_rows(scores: np.ndarray, first: int) -> np.ndarray:
+    """Rows ``first, first + 1, ...`` of :func:`causal_softmax` for scores of shape ``(B, T)``:
+    row ``b`` is query ``first + b`` and sees the keys up to it."""
+    B, T = scores.shape
+    A = np.array(scores, dtype=np.float64)
+    for b in range(B):
+        A[b, first + b + 1 :] = -np.inf
+    A -= A.max(axis=1, keepdims=True)
+    np.exp(A, out=A)
+    A /= A.sum(axis=1, keepdims=True)
+    return A
