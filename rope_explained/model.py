@@ -597,6 +597,23 @@ class LastPosition:
     previous: np.ndarray = field(repr=False)
     peak: np.ndarray = field(repr=False)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.config, Config):
+            raise ValueError(f"config must be a Config; got {show(self.config)}")
+        if not isinstance(self.tokens, list) or not 1 <= len(self.tokens) <= MAX_LETTERS + 1:
+            raise ValueError(
+                f"tokens must be a list of 1 to {MAX_LETTERS + 1} tokens; got {show(self.tokens)}"
+            )
+        _check_tokens(self.tokens)
+        T = len(self.tokens)
+        for name, shape in (("probs", (len(VOCAB),)), ("attention1", (T,)), ("previous", (T - 1,))):
+            object.__setattr__(
+                self, name, check_array(name, getattr(self, name), shape=shape, min_size=0)
+            )
+        peak = self.peak
+        if not isinstance(peak, np.ndarray) or peak.dtype.kind != "i" or peak.shape != (T,):
+            raise ValueError(f"peak must be an integer array of shape ({T},); got {show(peak)}")
+
     @property
     def prediction(self) -> str:
         """The most probable next letter."""
@@ -640,7 +657,7 @@ def predict_last(text: str, **config) -> LastPosition:
     previous, peak = np.zeros(T - 1), np.empty(T, dtype=np.int64)
     for start in range(0, T, ROWS):
         rows = slice(start, min(T, start + ROWS))
-        A = causal_softmax_rows(q0[rows] @ k0.T, start)  # (B, T) rows of A^(0)
+        A = _causal_softmax_rows(q0[rows] @ k0.T, start)  # (B, T) rows of A^(0)
         o0[rows] = A @ v0
         peak[rows] = np.argmax(A, axis=1)
         queries = np.arange(max(start, 1), rows.stop)  # the block's queries that have an m - 1
@@ -649,7 +666,7 @@ def predict_last(text: str, **config) -> LastPosition:
     # Layer 1 and the readout: the last query only
     k1 = af * rotate(h1 @ L1.W_k.T, n, cfg, theta)  # (T, d)
     q1 = af * rotate(h1[-1:] @ L1.W_q.T, m[-1:], cfg, theta)  # (1, d)
-    A1 = causal_softmax_rows(q1 @ k1.T, T - 1)[0]  # (T,) the last row of A^(1)
+    A1 = _causal_softmax_rows(q1 @ k1.T, T - 1)[0]  # (T,) the last row of A^(1)
     h2 = h1[-1] + (A1 @ (h1 @ L1.W_v.T)) @ L1.W_o.T  # (D,)
     probs = softmax(h2 @ out.W_out.T + out.b_out)  # (V,)
     return LastPosition(cfg, tokens, probs, A1, previous, peak)
@@ -658,7 +675,7 @@ def predict_last(text: str, **config) -> LastPosition:
 # --8<-- [end:predict_last]
 
 
-def causal_softmax_rows(scores: np.ndarray, first: int) -> np.ndarray:
+def _causal_softmax_rows(scores: np.ndarray, first: int) -> np.ndarray:
     """Rows ``first, first + 1, ...`` of :func:`causal_softmax` for scores of shape ``(B, T)``:
     row ``b`` is query ``first + b`` and sees the keys up to it."""
     B, T = scores.shape

@@ -446,9 +446,12 @@ def scaled_frequencies(
         original_max_position: \(L\), an integer in ``[1, 10**9]``.
         seq_len: the length of the text, an integer in ``[1, 10**9]``; required by
             ``"dynamic-ntk"`` and ignored by the others.
-        beta_fast, beta_slow: YaRN's turn counts, in ``[1e-6, 1e6]``, ``beta_fast > beta_slow``.
-        low_freq_factor, high_freq_factor: Llama 3.1's bounds, in ``(0, 1e6]``,
-            ``high_freq_factor > low_freq_factor``.
+        beta_fast: YaRN's turn count above which a pair keeps its frequency, in
+            ``[1e-6, 1e6]``, larger than ``beta_slow``.
+        beta_slow: YaRN's turn count below which a pair is interpolated, in ``[1e-6, 1e6]``.
+        low_freq_factor: Llama 3.1's lower bound, in ``(0, 1e6]``.
+        high_freq_factor: Llama 3.1's upper bound, in ``(0, 1e6]``, larger than
+            ``low_freq_factor``.
 
     Returns:
         ``(inv_freq, attention_factor)``: frequencies of shape ``(d/2,)`` and the factor

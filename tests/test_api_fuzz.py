@@ -105,6 +105,7 @@ def public_callables() -> dict[str, object]:
 
 CALLABLES = public_callables()
 SAMPLE_TRACE = model.forward("abcab")
+SAMPLE_LAST = model.predict_last("abcab")
 SAMPLE_PROMPT = experiments.induction_prompts(1, 3, 12, seed=1)[0]
 
 
@@ -234,6 +235,10 @@ OVERRIDES = {
     "rope_explained.model.Trace": {
         f.name: (lambda z, name=f.name: st.just(getattr(SAMPLE_TRACE, name)))
         for f in dataclasses.fields(model.Trace)
+    },
+    "rope_explained.model.LastPosition": {
+        f.name: (lambda z, name=f.name: st.just(getattr(SAMPLE_LAST, name)))
+        for f in dataclasses.fields(model.LastPosition)
     },
     "rope_explained.experiments.InductionPrompt": {
         "text": lambda z: st.just(SAMPLE_PROMPT.text),
