@@ -24,7 +24,7 @@ from ._checks import (
 )
 from .embedding import VOCAB
 from .heads import constant_key_vector
-from .model import causal_softmax, forward, make_config
+from .model import causal_softmax, make_config, predict_last
 from .rope import apply_rope, frequencies, rotation_matrix
 
 #: Most values a sweep argument (``alphas``, ``d0_values``) may hold.
@@ -468,6 +468,22 @@ def induction_accuracy(prompts: list[InductionPrompt], **config) -> float:
         >>> induction_accuracy(induction_prompts(n=20, max_len=32))
         1.0
     """
+    return float(induction_hits(prompts, **config).mean())
+
+
+def induction_hits(prompts: list[InductionPrompt], **config) -> np.ndarray:
+    """For each of ``prompts``, whether the model's top prediction is the right ``B``.
+
+    The arguments of :func:`induction_accuracy`; the model runs through
+    :func:`~rope_explained.model.predict_last`, which computes the last prediction only.
+
+    Returns:
+        A boolean array of shape ``(len(prompts),)``.
+
+    Examples:
+        >>> induction_hits(induction_prompts(n=3, max_len=16), head="rank1").dtype
+        dtype('bool')
+    """
     make_config(**config)  # refuse bad settings before the loop
     if not isinstance(prompts, list | tuple) or not 1 <= len(prompts) <= MAX_PROMPTS:
         raise ValueError(
@@ -476,5 +492,4 @@ def induction_accuracy(prompts: list[InductionPrompt], **config) -> float:
     for i, p in enumerate(prompts):
         if not isinstance(p, InductionPrompt):
             raise ValueError(f"prompts[{i}] must be an InductionPrompt; got {show(p)}")
-    hits = sum(forward(p.text, **config).prediction == p.answer for p in prompts)
-    return hits / len(prompts)
+    return np.array([predict_last(p.text, **config).prediction == p.answer for p in prompts])

@@ -226,10 +226,10 @@ def induction_hits() -> dict:
     """Per-prompt hits of both layer-1 heads on the benchmark ``induction_prompts(1000)``.
 
     ``{"induction": hits, "rank1": hits, "letter": A}``: boolean arrays of shape ``(1000,)``
-    (the top prediction is the right ``B``) and each prompt's repeated letter. The benchmark
-    takes 20-40 s a head, so it runs once per session, through the function the pages' values
-    use (``benchmark_hits``, cached per process): the values computed in the same session
-    reuse it. tests/test_model.py checks it against ``induction_accuracy``.
+    (the top prediction is the right ``B``) and each prompt's repeated letter. It runs once
+    per session, through the function the pages' values use (``benchmark_hits``, cached per
+    process): the values computed in the same session reuse it. tests/test_model.py checks it
+    against ``induction_accuracy``.
     """
     from rope_explained.figures.equations.induction_head import benchmark_hits
 

@@ -148,9 +148,11 @@ def on_files(files, config, **kwargs):
 
 
 def on_post_page(output, page, config, **kwargs):
-    """On the playground page only: the loader, at the end of its article."""
+    """On the playground page only: the loader, at the start of its article (which ends with
+    the page's citation)."""
     if page.file.src_uri != PAGE:
         return output
-    if output.count("</article>") != 1 or 'class="rope-playground"' not in output:
+    start = '<article class="md-content__inner md-typeset">'
+    if output.count(start) != 1 or 'class="rope-playground"' not in output:
         raise PluginError(f"{PAGE}: expected one article holding a .rope-playground element")
-    return output.replace("</article>", loader_html(page.url) + "</article>")
+    return output.replace(start, start + loader_html(page.url))

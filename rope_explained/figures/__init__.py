@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import hashlib
 import importlib
 import inspect
@@ -330,8 +331,18 @@ def _module_path(module: str) -> Path:
 def _package_imports(module: str) -> set[str]:
     """The modules of this package that ``module`` imports (relative or absolute)."""
     path = _module_path(module)
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    here = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    is_package = path.name == "__init__.py"
+    candidates = _imported_names(module, is_package, path.read_text(encoding="utf-8"))
+    found = {name for name in candidates if _module_path(name).is_file()}
+    found.discard(module)
+    return found
+
+
+@functools.lru_cache(maxsize=256)
+def _imported_names(module: str, is_package: bool, source: str) -> frozenset[str]:
+    """Every dotted name of this package that ``source`` imports (parsed once per source)."""
+    tree = ast.parse(source)
+    here = module.split(".") if is_package else module.split(".")[:-1]
     top = PACKAGE_DIR.name
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -343,11 +354,8 @@ def _package_imports(module: str) -> set[str]:
             names = [stem] + [f"{stem}.{a.name}" for a in node.names]
         else:
             continue
-        for name in names:
-            if name.split(".")[0] == top and _module_path(name).is_file():
-                found.add(name)
-    found.discard(module)
-    return found
+        found.update(name for name in names if name.split(".")[0] == top)
+    return frozenset(found)
 
 
 def module_dependencies(module: str) -> list[str]:

@@ -14,7 +14,7 @@ import matplotlib as mpl
 import numpy as np
 
 from ...embedding import VOCAB, letter_angle
-from ...experiments import induction_prompts
+from ...experiments import induction_hits, induction_prompts
 from ...model import Config, forward
 from ...rope import frequencies
 from .. import register, times_ten, value
@@ -272,10 +272,7 @@ def benchmark_hits(n: int = 1000) -> dict[str, np.ndarray]:
     layer-1 page and of the complete-forward-pass page share one run of the benchmark.
     """
     prompts = induction_prompts(n)
-    out = {
-        head: np.array([forward(p.text, head=head).prediction == p.answer for p in prompts])
-        for head in ("induction", "rank1")
-    }
+    out = {head: induction_hits(prompts, head=head) for head in ("induction", "rank1")}
     out["letter"] = np.array([p.text[-1] for p in prompts])
     for array in out.values():
         array.flags.writeable = False
