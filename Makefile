@@ -21,8 +21,8 @@ $(STAMP): pyproject.toml uv.lock $(UV_REQUIREMENTS)
 	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --all-extras --quiet
 	@touch $@
 
-# MathJax 3 comes from the npm registry at build time and is copied into the built site,
-# so math typesets with no CDN and no third-party bundle lives in the repository.
+# KaTeX comes from the npm registry: the build runs it (one Node process) to typeset every formula,
+# and copies its style sheet and fonts into the site; no CDN, and nothing third-party committed.
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
@@ -44,7 +44,7 @@ browser:
 	fi
 
 # The whole site as one PDF for handouts: headless Chromium prints the site's one-page edition
-# (site/print_page/) once MathJax has typeset it.
+# (site/print_page/) once its fonts and figures have loaded.
 PDF ?= rope-explained.pdf
 pdf: site browser
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m tools.print_pdf site $(PDF)

@@ -321,16 +321,16 @@ def pair_horizons(d: int = 64, base: float = 10000.0, min_cos: float = 0.9) -> n
 
     A semantic head that uses pair \(i\) sees its content score multiplied by
     \(\cos(\Delta\,\theta_i)\) at distance \(\Delta\). That factor stays at least
-    \(c_\min\) (``min_cos``) for every \(0 \le \Delta \le L_i\) with
+    \(c_{\min}\) (``min_cos``) for every \(0 \le \Delta \le L_i\) with
 
     $$
-    L_i = \frac{\arccos(c_\min)}{\theta_i} .
+    L_i = \frac{\arccos(c_{\min})}{\theta_i} .
     $$
 
     Args:
         d: head dimension, even, in ``[2, 4096]``.
         base: frequency base, in ``(1, 1e12]``.
-        min_cos: the tolerance \(c_\min\), a number in ``(-1, 1)``; 0.9 allows a 10 % drift.
+        min_cos: the tolerance \(c_{\min}\), a number in ``(-1, 1)``; 0.9 allows a 10 % drift.
 
     Returns:
         Array of shape ``(d/2,)``: \(L_i\) in tokens, growing with ``i``.
@@ -346,7 +346,7 @@ def pair_horizons(d: int = 64, base: float = 10000.0, min_cos: float = 0.9) -> n
 def stable_pair_count(
     distances, d: int = 64, base: float = 10000.0, min_cos: float = 0.9
 ) -> np.ndarray:
-    r"""How many RoPE pairs keep \(\cos(\Delta\,\theta_i) \ge c_\min\) for every distance
+    r"""How many RoPE pairs keep \(\cos(\Delta\,\theta_i) \ge c_{\min}\) for every distance
     \(\Delta\) up to each entry of ``distances``.
 
     Those pairs are the ones a head can use to match content over that span without
@@ -358,7 +358,7 @@ def stable_pair_count(
             (``len(distances) * d / 2`` at most ``2**25``).
         d: head dimension, even, in ``[2, 4096]``.
         base: frequency base, in ``(1, 1e12]``.
-        min_cos: the tolerance \(c_\min\), a number in ``(-1, 1)``.
+        min_cos: the tolerance \(c_{\min}\), a number in ``(-1, 1)``.
 
     Returns:
         Integer array of the shape of ``distances``.

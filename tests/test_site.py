@@ -13,44 +13,12 @@ from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import VIEWS
 
-#: TeX that must never be visible as text once MathJax is done (code blocks excluded).
+#: TeX that must never be visible as text (code blocks excluded): the math is typeset at build.
 RAW_TEX = ("\\(", "\\)", "\\[", "\\]", "$$", "\\frac", "\\theta", "\\tag", "\\mathrm")
-
-PAGE_PROBE = r"""
-async () => {
-  const mj = window.MathJax;
-  const hasMathJax = !!(mj && mj.startup && mj.startup.promise);
-  if (hasMathJax) { await mj.startup.promise; }
-  // Images: wait until every <img> has settled (loaded or failed).
-  await Promise.all([...document.images].map(img => img.complete ? null : new Promise(done => {
-    img.addEventListener('load', done);
-    img.addEventListener('error', done);
-  })));
-  const math = [...document.querySelectorAll('.arithmatex')];
-  const clone = document.body.cloneNode(true);
-  clone.querySelectorAll('pre, code, script, style, textarea, mjx-container, mjx-assistive-mml, ' +
-                         '.md-search, .highlight').forEach(el => el.remove());
-  const equations = [...document.querySelectorAll('div.arithmatex[id^="eq-"]')].map(el => ({
-    id: el.id,
-    spoken: [...el.querySelectorAll('mjx-assistive-mml')].map(m => m.textContent).join(' '),
-  }));
-  return {
-    hasMathJax,
-    arithmatex: math.length,
-    untypeset: math.filter(el => !el.querySelector('mjx-container')).length,
-    notebookMath: document.querySelectorAll('.jp-RenderedMarkdown mjx-container').length,
-    containers: document.querySelectorAll('mjx-container').length,
-    assistive: document.querySelectorAll('mjx-container mjx-assistive-mml').length,
-    mathErrors: document.querySelectorAll('mjx-merror, [data-mjx-error]').length,
-    text: clone.textContent,
-    images: [...document.images].map(img => ({src: img.currentSrc || img.src,
-                                              ok: img.complete && img.naturalWidth > 0})),
-    figures: document.querySelectorAll('figure[id^="fig-"] img').length,
-    equations,
-  };
-}
-"""
+#: What a math-typesetting script's address looks like (none may load: the math is HTML).
+MATH_SCRIPTS = re.compile(r"mathjax|katex(?:\.min)?\.js|auto-render|tex-(?:svg|chtml)", re.I)
 
 
 class _Anchors(HTMLParser):
@@ -92,37 +60,6 @@ def _static(site_dir, path):
     return parser
 
 
-@pytest.fixture(scope="session")
-def reports(browser, site_url, site_pages, summary):
-    """Open every page once and record what the browser saw."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    out = {}
-    for path in site_pages:
-        page = context.new_page()
-        record = {"requests": [], "failed": [], "console": []}
-        page.on("request", lambda r, rec=record: rec["requests"].append(r.url))
-        page.on(
-            "requestfailed",
-            lambda r, rec=record: rec["failed"].append(f"{r.url} ({r.failure})"),
-        )
-        page.on(
-            "response",
-            lambda r, rec=record: r.status >= 400 and rec["failed"].append(f"{r.url} ({r.status})"),
-        )
-        page.on(
-            "console",
-            lambda m, rec=record: m.type == "error" and rec["console"].append(m.text),
-        )
-        page.on("pageerror", lambda e, rec=record: rec["console"].append(f"page error: {e}"))
-        page.goto(site_url + path, wait_until="load")
-        record.update(page.evaluate(PAGE_PROBE))
-        page.close()
-        out[path] = record
-    context.close()
-    summary.append(f"browser: {len(out)} pages of the built site opened in headless Chromium")
-    return out
-
-
 def _fail_pages(problems: dict[str, object], what: str):
     bad = {p: v for p, v in problems.items() if v}
     assert not bad, f"{what} on {len(bad)} page(s):\n" + "\n".join(
@@ -136,15 +73,18 @@ def test_every_page_was_opened(reports, site_pages, content_pages):
     assert not missing, f"content pages missing from the built site: {missing}"
 
 
-def test_no_console_errors(reports):
-    _fail_pages({p: r["console"] for p, r in reports.items()}, "console errors")
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_no_console_errors(views, view):
+    _fail_pages({p: r["console"] for p, r in views[view].items()}, f"console errors ({view})")
 
 
-def test_no_failed_requests(reports):
-    _fail_pages({p: r["failed"] for p, r in reports.items()}, "failed requests")
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_no_failed_requests(views, view):
+    _fail_pages({p: r["failed"] for p, r in views[view].items()}, f"failed requests ({view})")
 
 
-def test_only_local_requests(reports):
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_only_local_requests(views, view):
     def foreign(urls):
         return [
             u
@@ -153,14 +93,28 @@ def test_only_local_requests(reports):
             and urlsplit(u).hostname != "127.0.0.1"
         ]
 
-    _fail_pages({p: foreign(r["requests"]) for p, r in reports.items()}, "requests to other hosts")
+    _fail_pages(
+        {p: foreign(r["requests"]) for p, r in views[view].items()},
+        f"requests to other hosts ({view})",
+    )
 
 
-def test_mathjax_loaded_everywhere(reports):
-    _fail_pages({p: not r["hasMathJax"] for p, r in reports.items()}, "MathJax missing")
+@pytest.mark.parametrize("view", ["desktop", "phone"])
+def test_no_page_loads_a_math_script(views, view):
+    """The math is HTML written at build time: no page asks for a typesetting script."""
+    _fail_pages(
+        {
+            p: [u for u in r["requests"] + r["scripts"] if MATH_SCRIPTS.search(u)]
+            for p, r in views[view].items()
+        },
+        "math scripts loaded",
+    )
 
 
-def test_all_math_typeset(reports):
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_all_math_typeset(views, view):
+    """With JavaScript or without, on a desktop or a phone, every formula is typeset HTML."""
+    reports = views[view]
     _fail_pages(
         {
             p: r["untypeset"] and f"{r['untypeset']} of {r['arithmatex']} formulas not typeset"
@@ -168,32 +122,30 @@ def test_all_math_typeset(reports):
         },
         "untypeset math",
     )
-    _fail_pages({p: r["mathErrors"] for p, r in reports.items()}, "MathJax errors")
+    _fail_pages({p: r["mathErrors"] for p, r in reports.items()}, "KaTeX errors")
+    _fail_pages({p: _leftovers(r["text"]) for p, r in reports.items()}, "raw TeX in the text")
 
 
-def test_math_is_read_to_screen_readers(reports):
+def test_math_is_read_to_screen_readers_and_keeps_its_tex(reports):
+    """Every formula carries MathML (what screen readers read) with its TeX as an annotation
+    (what a reader who copies it gets)."""
     _fail_pages(
         {
-            p: r["assistive"] != r["containers"]
-            and f"{r['assistive']} assistive MathML for {r['containers']} formulas"
+            p: (r["mathml"] != r["formulas"] or r["texSource"] != r["formulas"])
+            and f"{r['mathml']} MathML, {r['texSource']} TeX sources for {r['formulas']} formulas"
             for p, r in reports.items()
         },
-        "formulas without assistive MathML",
+        "formulas without MathML or TeX",
     )
 
 
-def test_no_raw_tex_visible(reports):
-    def leftovers(text):
-        found = []
-        for token in RAW_TEX:
-            i = text.find(token)
-            if i >= 0:
-                found.append(
-                    f"{token!r} in ...{' '.join(text[max(0, i - 40) : i + 40].split())}..."
-                )
-        return found
-
-    _fail_pages({p: leftovers(r["text"]) for p, r in reports.items()}, "raw TeX in the text")
+def _leftovers(text: str) -> list[str]:
+    found = []
+    for token in RAW_TEX:
+        i = text.find(token)
+        if i >= 0:
+            found.append(f"{token!r} in ...{' '.join(text[max(0, i - 40) : i + 40].split())}...")
+    return found
 
 
 def test_content_pages_have_math(reports, content_pages, site_dir):
@@ -201,23 +153,30 @@ def test_content_pages_have_math(reports, content_pages, site_dir):
     problems = {}
     for path in content_pages:
         html = (site_dir / path / "index.html").read_text(encoding="utf-8")
-        has_math = 'class="arithmatex"' in html or "jp-RenderedMarkdown" in html and "$" in html
-        if has_math and reports[path]["containers"] == 0:
-            problems[path] = "math in the page, no mjx-container"
+        if 'class="arithmatex"' in html and reports[path]["formulas"] == 0:
+            problems[path] = "math in the page, no .katex"
     _fail_pages(problems, "math not typeset")
 
 
-def test_images_load(reports):
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_nothing_widens_the_page(views, view):
+    """No formula, figure, table or code block makes the page scroll sideways (a wide one
+    scrolls inside its own box), on a 360 px phone too."""
     _fail_pages(
-        {p: [i["src"][:120] for i in r["images"] if not i["ok"]] for p, r in reports.items()},
-        "images that did not load",
+        {p: r["overflow"] > 0 and f"{r['overflow']} px too wide" for p, r in views[view].items()},
+        f"pages wider than the {view} screen",
     )
 
 
-def test_content_pages_show_a_figure(reports, content_pages):
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_figures_show_in_every_view(views, content_pages, view):
     _fail_pages(
-        {p: reports[p]["figures"] == 0 and "no figure[id^=fig-] img" for p in content_pages},
-        "no build-time figure",
+        {p: [i["src"][:120] for i in views[view][p]["images"] if not i["ok"]] for p in views[view]},
+        f"images that did not load ({view})",
+    )
+    _fail_pages(
+        {p: views[view][p]["figures"] == 0 and "no figure[id^=fig-] img" for p in content_pages},
+        f"no build-time figure ({view})",
     )
 
 
@@ -261,23 +220,27 @@ def test_anchors_unique_and_numbered_items_anchored(site_dir, site_pages, summar
     _fail_pages(problems, "duplicate ids or unanchored equations/figures")
 
 
-def test_instant_navigation_typesets_math(browser, site_url, site_dir, content_pages):
-    """Following a nav link (instant navigation, no reload) typesets the new page's math."""
-    with_math = [
-        p
+def test_instant_navigation_shows_the_new_page_math_only(
+    browser, site_url, site_dir, content_pages
+):
+    """Following a nav link (instant navigation, no reload) shows the new page's formulas, and
+    no formula of the page left behind."""
+    counts = {
+        p: (site_dir / p / "index.html").read_text(encoding="utf-8").count('class="katex"')
         for p in content_pages
         if (site_dir / p / "index.html").is_file()
-        and 'class="arithmatex"' in (site_dir / p / "index.html").read_text(encoding="utf-8")
-    ]
+    }
+    with_math = [p for p, n in counts.items() if n]
     assert len(with_math) >= 2, f"need two pages with math to navigate between; have {with_math}"
     start, target = with_math[0], with_math[1]
+    assert counts[start] != counts[target], "pick two pages with different numbers of formulas"
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     errors = []
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(site_url + start, wait_until="load")
-    page.evaluate("async () => { await MathJax.startup.promise; window.__notReloaded = true; }")
+    page.evaluate("window.__notReloaded = true")
     link = page.evaluate(
         """(target) => {
           const links = [...document.querySelectorAll('nav a[href]')].filter(a =>
@@ -291,54 +254,37 @@ def test_instant_navigation_typesets_math(browser, site_url, site_dir, content_p
     assert link, f"no visible nav link from /{start} to /{target}"
     page.click("[data-test-target]")
     page.wait_for_url(site_url + target)
-    page.wait_for_function(
-        """() => {
-          const math = document.querySelectorAll('article .arithmatex');
-          return math.length > 0 && [...math].every(el => el.querySelector('mjx-container'));
-        }""",
-        timeout=20000,
-    )
+    page.wait_for_function("() => document.querySelectorAll('article .katex').length > 0")
     result = page.evaluate(
-        """async () => {
-          await MathJax.startup.promise;
+        """() => {
           const clone = document.querySelector('article').cloneNode(true);
-          clone.querySelectorAll('pre, code, mjx-container, .highlight').forEach(e => e.remove());
+          clone.querySelectorAll('pre, code, .katex-mathml, .highlight').forEach(e => e.remove());
           return {kept: window.__notReloaded === true, text: clone.textContent,
-                  n: document.querySelectorAll('article mjx-container').length,
-                  errors: document.querySelectorAll('mjx-merror').length};
+                  n: document.querySelectorAll('.katex').length,
+                  errors: document.querySelectorAll('.katex-error').length};
         }"""
     )
     context.close()
     assert result["kept"], "the link reloaded the page: instant navigation is off"
-    assert result["n"] > 0 and result["errors"] == 0
-    assert not [t for t in RAW_TEX if t in result["text"]], "raw TeX after instant navigation"
+    assert result["n"] == counts[target], "formulas of the previous page left behind, or missing"
+    assert result["errors"] == 0
+    assert not _leftovers(result["text"]), "raw TeX after instant navigation"
     assert not errors, errors
 
 
-def test_accessibility_explorer_works_offline(browser, site_url, site_dir, content_pages):
-    """A reader who turns on MathJax's explorer (menu > Accessibility) gets speech for every
-    formula: everything it loads is in the site."""
-    path = next(
-        p
-        for p in content_pages
-        if 'class="arithmatex"' in (site_dir / p / "index.html").read_text(encoding="utf-8")
-    )
-    context = browser.new_context()
-    context.add_init_script(
-        "localStorage.setItem('MathJax-Menu-Settings', JSON.stringify({explorer: true}))"
-    )
+def test_an_equation_copies_its_tex(browser, site_url, site_dir):
+    """The copy button of a display equation puts its TeX (without the site's number) on the
+    clipboard."""
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()
-    failed = []
-    page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.url} ({r.status})"))
-    page.on("requestfailed", lambda r: failed.append(r.url))
-    page.goto(site_url + path, wait_until="load")
-    page.wait_for_function(
-        """() => {
-          const all = document.querySelectorAll('mjx-container');
-          const spoken = c => c.querySelector('[data-semantic-speech]') !== null;
-          return all.length > 0 && [...all].every(spoken);
-        }""",
-        timeout=30000,
-    )
-    context.close()
-    assert not failed, failed
+    try:
+        page.goto(site_url + "equations/rope/", wait_until="load")
+        button = page.locator("#eq-rotation-matrix .rope-copy-tex")
+        want = button.get_attribute("data-clipboard-text")
+        assert "\\begin{bmatrix}" in want and "\\tag" not in want, want
+        page.hover("#eq-rotation-matrix")
+        button.click()
+        got = page.evaluate("navigator.clipboard.readText()")
+    finally:
+        context.close()
+    assert got == want

@@ -2,8 +2,9 @@ r"""Print the built site's one-page edition to a PDF for handouts.
 
 The site build writes every page, in the order of the navigation, onto one page
 (``site/print_page/``). This module serves the built site on a loopback port, opens that page in
-headless Chromium, waits until MathJax has typeset every equation, and prints it with Chromium's
-own PDF writer. It needs no MkDocs, only Playwright's Python package and a Chromium binary
+headless Chromium, waits until the fonts of the math (typeset when the site was built) and every
+image have loaded, and prints it with Chromium's own PDF writer. It needs no MkDocs, only
+Playwright's Python package and a Chromium binary
 (``CHROMIUM``, default ``/usr/bin/chromium``; no browser download).
 
 Usage::
@@ -20,13 +21,11 @@ from pathlib import Path
 from tools.browser import launch_chromium, serve
 
 PRINT_PAGE = "print_page/"
-#: Resolves once MathJax has typeset the page (and at once on a page without MathJax).
-MATHJAX_DONE = """async () => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    await MathJax.startup.promise;
-    if (MathJax.typesetPromise) { await MathJax.typesetPromise(); }
-  }
-  return document.querySelectorAll("mjx-container").length;
+#: Resolves once every web font the page uses (KaTeX's among them) has loaded; returns the
+#: number of typeset formulas.
+FONTS_READY = """async () => {
+  await document.fonts.ready;
+  return document.querySelectorAll(".arithmatex .katex").length;
 }"""
 
 
@@ -36,7 +35,7 @@ def _print_page(browser, url: str, out: Path, timeout_s: float) -> int:
         page.set_default_timeout(timeout_s * 1000)
         page.goto(url, wait_until="load")
         page.emulate_media(media="print")
-        n_math = page.evaluate(MATHJAX_DONE)
+        n_math = page.evaluate(FONTS_READY)
         page.wait_for_function("Array.from(document.images).every((img) => img.complete)")
         page.pdf(path=str(out), print_background=True, prefer_css_page_size=True)
     finally:
@@ -45,17 +44,17 @@ def _print_page(browser, url: str, out: Path, timeout_s: float) -> int:
 
 
 def print_url(url: str, out: str | Path, *, timeout_s: float = 120.0, browser=None) -> int:
-    """Print the page at ``url`` to the PDF ``out`` once its math is typeset.
+    """Print the page at ``url`` to the PDF ``out`` once its fonts and images have loaded.
 
     Args:
         url: Address of the page (usually the site's ``print_page/``).
         out: Path of the PDF to write; its folder is created if needed.
-        timeout_s: Longest wait for the page and for MathJax, in seconds (> 0).
+        timeout_s: Longest wait for the page, its fonts and images, in seconds (> 0).
         browser: A Playwright Chromium browser to print with; by default one is launched
             (see :func:`launch_chromium`) and closed afterwards.
 
     Returns:
-        The number of typeset formulas (``mjx-container`` elements) on the page.
+        The number of typeset formulas (KaTeX's ``.katex`` elements) on the page.
 
     Raises:
         ValueError: If ``timeout_s`` is not positive.
@@ -84,7 +83,7 @@ def print_site(
     Args:
         site_dir: A built site (``mkdocs build``) holding ``print_page/index.html``.
         out: Path of the PDF to write.
-        timeout_s: Longest wait for the page and for MathJax, in seconds (> 0).
+        timeout_s: Longest wait for the page, its fonts and images, in seconds (> 0).
         browser: A Playwright Chromium browser to print with (default: launch one).
 
     Returns:

@@ -1,0 +1,187 @@
+r"""MkDocs hook: every formula rendered to HTML and MathML while the site builds, by KaTeX.
+
+``pymdownx.arithmatex`` (generic mode) marks math as ``<span class="arithmatex">\(...\)</span>``
+and ``<div class="arithmatex">\[...\]</div>``; the notebook hook marks notebook math the same
+way, and so do figure captions and the API reference. This hook sends each page's formulas to
+one long-lived Node process running KaTeX (``katex_server.cjs``, started once per build and kept
+by ``mkdocs serve`` across rebuilds) and puts the rendered HTML in their place, before the
+one-page print edition copies the page. No page loads a typesetting script: a reader without
+JavaScript sees the same math, and screen readers read the MathML KaTeX writes beside it.
+
+Each display equation also gets a button that copies its TeX source (without the site's
+``\tag``), through Material's own clipboard code; KaTeX's small ``copy-tex`` script makes a
+selection of typeset math copy as TeX. KaTeX's style sheet (with only its WOFF2 fonts) and that
+script are copied from ``node_modules/katex`` (``npm ci``) into the site: nothing comes from a
+CDN and nothing third-party is committed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import html
+import json
+import logging
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+
+log = logging.getLogger("mkdocs.hooks.typeset")
+
+ROOT = Path(__file__).resolve().parents[2]
+KATEX = ROOT / "node_modules" / "katex"
+SERVER = Path(__file__).with_name("katex_server.cjs")
+CSS_DEST = "stylesheets/vendor/katex"
+JS_DEST = "javascripts/vendor/katex"
+RE_MATH = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex"(?P<attrs>[^>]*)>(?P<tex>.*?)</(?P=tag)>', re.S
+)
+RE_DELIMITED = re.compile(r"\A\s*\\[(\[](?P<tex>.*)\\[)\]]\s*\Z", re.S)
+RE_TAG = re.compile(r"\\tag\{(?P<number>[^{}]*)\}")
+RE_FONT_SRC = re.compile(r"src:(?P<list>[^;}]*)")
+
+
+class KaTeX:
+    """The Node process that renders TeX, with a memory of what it rendered this session."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.cache: dict[tuple[str, bool], str] = {}
+        self.version = ""
+
+    def start(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            return
+        if not (KATEX / "package.json").is_file():
+            raise PluginError(f"KaTeX is missing ({KATEX}): run `npm ci` (or `make setup`) first")
+        node = shutil.which("node")
+        if node is None:
+            raise PluginError("Node.js is needed to typeset the math: install node and npm")
+        self.proc = subprocess.Popen(
+            [node, str(SERVER)],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
+        )
+        hello = json.loads(self.proc.stdout.readline() or "{}")
+        if not hello.get("ready"):
+            raise PluginError(f"the KaTeX process did not start ({SERVER})")
+        self.version = hello["version"]
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    def render(self, formulas: list[tuple[str, bool]]) -> list[str | Exception]:
+        """HTML for each ``(tex, display)``, or the error KaTeX raised for it."""
+        todo = sorted({f for f in formulas if f not in self.cache})
+        if todo:
+            self.start()
+            self.proc.stdin.write(
+                "".join(json.dumps({"tex": t, "display": d}) + "\n" for t, d in todo)
+            )
+            self.proc.stdin.flush()
+            for key in todo:
+                reply = json.loads(self.proc.stdout.readline())
+                self.cache[key] = reply["html"] if "html" in reply else ValueError(reply["error"])
+        return [self.cache[f] for f in formulas]
+
+
+ENGINE = KaTeX()
+atexit.register(ENGINE.stop)
+
+
+def copy_button(tex: str) -> str:
+    """A button that copies the equation's TeX (Material's clipboard handles the click)."""
+    m = RE_TAG.search(tex)
+    label = f"Copy the TeX of equation ({m['number']})" if m else "Copy the TeX of this equation"
+    source = " ".join(RE_TAG.sub("", tex).split())
+    return (
+        f'<button class="md-clipboard md-icon rope-copy-tex" type="button" title="{label}" '
+        f'aria-label="{label}" data-clipboard-text="{html.escape(source, quote=True)}">'
+        "</button>"
+    )
+
+
+def typeset(html_text: str, where: str) -> tuple[str, int]:
+    """Replace every arithmatex element of ``html_text`` by KaTeX's HTML; return the new text
+    and the number of formulas."""
+    found = list(RE_MATH.finditer(html_text))
+    if not found:
+        return html_text, 0
+    formulas = []
+    for m in found:
+        tex = html.unescape(m["tex"])
+        inner = RE_DELIMITED.match(tex)
+        if inner is None:
+            raise PluginError(f"{where}: math without \\( \\) or \\[ \\] delimiters: {tex[:80]!r}")
+        formulas.append((inner["tex"].strip(), m["tag"] == "div"))
+    rendered = ENGINE.render(formulas)
+    out, pos = [], 0
+    for m, (tex, display), result in zip(found, formulas, rendered, strict=True):
+        if isinstance(result, Exception):
+            raise PluginError(f"{where}: KaTeX cannot typeset {tex[:120]!r}: {result}")
+        out.append(html_text[pos : m.start()])
+        if display:
+            out.append(
+                f'<div class="arithmatex"{m["attrs"]} data-search-exclude>'
+                f"{result}{copy_button(tex)}</div>"
+            )
+        else:
+            out.append(f'<span class="arithmatex" data-search-exclude>{result}</span>')
+        pos = m.end()
+    out.append(html_text[pos:])
+    return "".join(out), len(found)
+
+
+_counts = {"pages": 0, "formulas": 0}
+
+
+def on_pre_build(config, **kwargs):
+    _counts.update(pages=0, formulas=0)
+
+
+@event_priority(10)  # after the numbering and notebook hooks (50), before print-site copies pages
+def on_page_content(html_text, page, config, files, **kwargs):
+    html_text, n = typeset(html_text, page.file.src_uri)
+    if n:
+        _counts["pages"] += 1
+        _counts["formulas"] += n
+    return html_text
+
+
+def katex_css(css: str) -> str:
+    """KaTeX's style sheet with only the WOFF2 source of each font (all browsers read it)."""
+
+    def woff2_only(m: re.Match) -> str:
+        sources = [s for s in m["list"].split(",") if "woff2" in s]
+        return "src:" + ",".join(sources)
+
+    return RE_FONT_SRC.sub(woff2_only, css)
+
+
+def on_post_build(config, **kwargs):
+    site = Path(config.site_dir)
+    dist = KATEX / "dist"
+    css_dir = site / CSS_DEST
+    (css_dir / "fonts").mkdir(parents=True, exist_ok=True)
+    css = katex_css((dist / "katex.min.css").read_text(encoding="utf-8"))
+    (css_dir / "katex.min.css").write_text(css, encoding="utf-8")
+    for font in sorted((dist / "fonts").glob("*.woff2")):
+        shutil.copyfile(font, css_dir / "fonts" / font.name)
+    (site / JS_DEST).mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(dist / "contrib" / "copy-tex.min.js", site / JS_DEST / "copy-tex.min.js")
+    log.info(
+        "math: %d formulas on %d pages typeset by KaTeX %s",
+        _counts["formulas"],
+        _counts["pages"],
+        ENGINE.version,
+    )
