@@ -18,6 +18,7 @@ without building the site or starting a browser.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import os
 import re
@@ -31,6 +32,13 @@ from pathlib import Path
 import pytest
 
 from tools.browser import launch_chromium, serve
+
+# The tests run the site build, a second figure rendering, browsers and numpy side by side on
+# every core. OpenBLAS's worker threads spin while they wait, so several processes each with
+# one thread per core slow one another down by an order of magnitude: one BLAS thread per
+# process (this one, whose numpy is imported after this, and every subprocess it starts).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -67,31 +75,98 @@ def _served_port(site: Path) -> int | None:
 SITE_FIXTURES = {"site_dir", "site_url", "browser"}
 
 
-class Background:
-    """A command started when the tests are collected and waited for by the fixture that needs
-    its result, so that a build runs on one core while quick tests run on the other."""
+class Job:
+    """Work that runs in a thread of its own, started as soon as what it needs is ready, and
+    waited for by the fixture that returns its result.
 
-    def __init__(self, name: str, cmd: list[str], env: dict, cwd: Path = ROOT):
-        self.name = name
-        self.log = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=self.log, stderr=self.log)
+    The site build, the second rendering of the figures, the deploy with mike, the accessibility
+    run and the PDF are each mostly a subprocess or a browser of their own: run side by side,
+    they keep both cores busy while the tests in the main thread go on.
+    """
 
-    def wait(self, timeout: float = 1800) -> None:
-        code = self.proc.wait(timeout)
-        if code != 0:
-            self.log.seek(0)
-            out = self.log.read().decode(errors="replace")
-            pytest.fail(f"{self.name} failed (exit {code}):\n{out[-6000:]}", pytrace=False)
+    def __init__(self, name: str, run, after: tuple[str, ...] = ()):
+        self.name, self.run, self.after = name, run, after
+        self.future: concurrent.futures.Future | None = None
 
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
+    def start(self) -> None:
+        def work():
+            ready = {dep: JOBS[dep].result() for dep in self.after}
+            return self.run(**ready)
+
+        self.future = EXECUTOR.submit(work)
+
+    def result(self):
+        if self.future is None:
+            pytest.fail(f"the background job {self.name!r} was not started", pytrace=False)
+        return self.future.result()
 
 
-BACKGROUND: dict[str, Background] = {}
-SITE_BUILD: dict[str, object] = {}  # where the session's site is built, and for which address
+#: The jobs a test module may ask for: ``name -> (function, names of the jobs it needs)``. A
+#: job runs only when a collected test uses the fixture of the same name.
+BACKGROUND: dict[str, tuple] = {}
+JOBS: dict[str, Job] = {}
+EXECUTOR = concurrent.futures.ThreadPoolExecutor(8, thread_name_prefix="background")
+CLEANUP: list = []  # callables run at the end of the session (servers, temporary folders)
+
+
+def background(name: str, after: tuple[str, ...] = ()):
+    """Register a background job (the decorated function takes its dependencies' results as
+    keyword arguments) under the name of the fixture that waits for it."""
+
+    def deco(func):
+        BACKGROUND[name] = (func, after)
+        return func
+
+    return deco
+
+
+def run_checked(name: str, cmd: list[str], env: dict, cwd: Path = ROOT) -> None:
+    """Run a command; fail the waiting test with the end of its output if it fails."""
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        out = proc.stdout + proc.stderr
+        pytest.fail(f"{name} failed (exit {proc.returncode}):\n{out[-6000:]}", pytrace=False)
+
+
+@background("site_build")
+def _build_site() -> tuple[Path, int]:
+    """``mkdocs build --strict`` into a temporary folder, for the address it will be served at
+    (its ``site_url``: Material's instant navigation only follows the links its sitemap lists)."""
+    if os.environ.get("ROPE_SITE_DIR"):
+        prebuilt = Path(os.environ["ROPE_SITE_DIR"])
+        if not (prebuilt / "index.html").is_file():
+            pytest.fail(f"ROPE_SITE_DIR={prebuilt} holds no built site", pytrace=False)
+        return prebuilt, _served_port(prebuilt) or 0
+    out = Path(tempfile.mkdtemp(prefix="rope-site-"))
+    CLEANUP.append(lambda: shutil.rmtree(out, ignore_errors=True))
+    port = _free_port()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)]
+    run_checked("mkdocs build --strict", cmd, env)
+    return out, port
+
+
+@background("site_server", after=("site_build",))
+def _serve_site(site_build) -> str:
+    """The built site served on 127.0.0.1 at the port of its ``site_url``, for the session."""
+    site, port = site_build
+    stack = contextlib.ExitStack()
+    CLEANUP.append(stack.close)
+    try:
+        return stack.enter_context(serve(site, port))
+    except OSError:  # the port was taken meanwhile: serve anyway (instant navigation reloads)
+        return stack.enter_context(serve(site, 0))
+
+
+@background("other_process_svgs")
+def _render_figures_again() -> Path:
+    """Every registered figure rendered by a separate Python process with another hash seed."""
+    out = Path(tempfile.mkdtemp(prefix="rope-figures-"))
+    CLEANUP.append(lambda: shutil.rmtree(out, ignore_errors=True))
+    env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "rope_explained.figures", "--out", str(out)]
+    run_checked("python -m rope_explained.figures", cmd, env)
+    return out
 
 
 def pytest_collection_modifyitems(config, items):
@@ -103,81 +178,153 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_collection_finish(session):
-    """Start the site build, and the second rendering of every figure that the determinism
-    test compares with it, now if a selected test needs them."""
-    needs = set().union(*(getattr(i, "fixturenames", ()) for i in session.items))
+    """Start the background jobs that the selected tests need (and what those jobs need)."""
     if session.config.option.collectonly:
         return
-    if "other_process_svgs" in needs:
-        out = Path(tempfile.mkdtemp(prefix="rope-figures-"))
-        env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(ROOT))
-        BACKGROUND["figures"] = Background(
-            "python -m rope_explained.figures",
-            [sys.executable, "-m", "rope_explained.figures", "--out", str(out)],
-            env,
-        )
-        BACKGROUND["figures"].out = out
-    if not needs & {"site_dir", "site_url"} or os.environ.get("ROPE_SITE_DIR"):
-        return
-    out = Path(tempfile.mkdtemp(prefix="rope-site-"))
-    port = _free_port()
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
-    SITE_BUILD.update(dir=out, port=port)
-    BACKGROUND["site"] = Background(
-        "mkdocs build --strict",
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        env,
-    )
+    needs = set().union(*(getattr(i, "fixturenames", ()) for i in session.items))
+    if needs & {"site_dir", "site_url"}:
+        needs |= {"site_build", "site_server"}
+    wanted: list[str] = []
+
+    def want(name: str) -> None:
+        if name in wanted:
+            return
+        for dep in BACKGROUND[name][1]:
+            want(dep)
+        wanted.append(name)
+
+    for name in BACKGROUND:
+        if name in needs:
+            want(name)
+    for name in wanted:
+        JOBS[name] = Job(name, *BACKGROUND[name])
+    for name in wanted:
+        JOBS[name].start()
 
 
 def pytest_sessionfinish(session, exitstatus):
-    for job in BACKGROUND.values():
-        job.stop()
-    for job in BACKGROUND.values():
-        if hasattr(job, "out"):
-            shutil.rmtree(job.out, ignore_errors=True)
-    if "dir" in SITE_BUILD:
-        shutil.rmtree(SITE_BUILD["dir"], ignore_errors=True)
+    for job in JOBS.values():
+        if job.future is not None:
+            job.future.cancel()
+    EXECUTOR.shutdown(wait=True, cancel_futures=True)
+    for cleanup in reversed(CLEANUP):
+        cleanup()
 
 
 @pytest.fixture(scope="session")
 def site_dir() -> Path:
-    """The site, built once per session with ``mkdocs build --strict`` (started in the
-    background when the tests were collected).
+    """The site, built once per session with ``mkdocs build --strict`` in the background from
+    the moment the tests were collected. ``ROPE_SITE_DIR=/path/to/site`` tests an already built
+    site instead (no build)."""
+    return JOBS["site_build"].result()[0]
 
-    The build's ``site_url`` (``SITE_URL``) is the local address ``site_url`` serves it at, as
-    ``mkdocs serve`` does: Material's instant navigation only follows links that its sitemap
-    lists. ``ROPE_SITE_DIR=/path/to/site`` tests an already built site instead (no build).
-    """
-    if os.environ.get("ROPE_SITE_DIR"):
-        prebuilt = Path(os.environ["ROPE_SITE_DIR"])
-        if not (prebuilt / "index.html").is_file():
-            pytest.fail(f"ROPE_SITE_DIR={prebuilt} holds no built site", pytrace=False)
-        return prebuilt
-    if "site" not in BACKGROUND:
-        pytest.fail("the site build was not started at collection", pytrace=False)
-    BACKGROUND["site"].wait()
-    return SITE_BUILD["dir"]
+
+@pytest.fixture(scope="session")
+def site_url(site_dir) -> str:
+    """The base URL (``http://127.0.0.1:<port>/``) the built site is served at."""
+    return JOBS["site_server"].result()
 
 
 @pytest.fixture(scope="session")
 def other_process_svgs() -> Path:
     """Every registered figure rendered by a separate Python process with another hash seed
-    (started in the background when the tests were collected)."""
-    BACKGROUND["figures"].wait()
-    return BACKGROUND["figures"].out
+    (in the background from the moment the tests were collected)."""
+    return JOBS["other_process_svgs"].result()
+
+
+def job_result(name: str):
+    """The result of the background job ``name`` (for the fixtures of the test modules)."""
+    return JOBS[name].result()
+
+
+# What a reader's browser shows: every page, in three views ----------------------------------------
+
+PAGE_PROBE = r"""
+async () => {
+  // Images: wait until every <img> has settled (loaded or failed).
+  await Promise.all([...document.images].map(img => img.complete ? null : new Promise(done => {
+    img.addEventListener('load', done);
+    img.addEventListener('error', done);
+  })));
+  const math = [...document.querySelectorAll('.arithmatex')];
+  const clone = document.body.cloneNode(true);
+  clone.querySelectorAll('pre, code, script, style, textarea, .katex-mathml, ' +
+                         '.md-search, .highlight').forEach(el => el.remove());
+  const equations = [...document.querySelectorAll('div.arithmatex[id^="eq-"]')].map(el => ({
+    id: el.id,
+    spoken: [...el.querySelectorAll('.katex-mathml math')].map(m => m.textContent).join(' '),
+  }));
+  const page = document.scrollingElement;
+  return {
+    arithmatex: math.length,
+    untypeset: math.filter(el => !el.querySelector('.katex')).length,
+    notebookMath: document.querySelectorAll('.jp-RenderedMarkdown .katex').length,
+    formulas: document.querySelectorAll('.arithmatex .katex').length,
+    mathml: document.querySelectorAll('.arithmatex .katex .katex-mathml math').length,
+    texSource: document.querySelectorAll(
+      '.arithmatex .katex-mathml annotation[encoding="application/x-tex"]').length,
+    mathErrors: document.querySelectorAll('.katex-error').length,
+    text: clone.textContent,
+    images: [...document.images].map(img => ({src: img.currentSrc || img.src,
+                                              ok: img.complete && img.naturalWidth > 0})),
+    figures: document.querySelectorAll('figure[id^="fig-"] img').length,
+    alts: [...document.querySelectorAll('article figure img')].map(img => img.alt || ''),
+    unspoken: [...document.querySelectorAll('.arithmatex .katex')].filter(c => {
+      const mml = c.querySelector('.katex-mathml math');
+      return !mml || !mml.textContent.trim();
+    }).length,
+    scripts: [...document.scripts].map(s => s.src).filter(Boolean),
+    overflow: page.scrollWidth - page.clientWidth,
+    equations,
+  };
+}
+"""
+
+
+def _record(context, url: str) -> dict:
+    """Open ``url`` in a new page of ``context``; what it requested, logged and showed."""
+    page = context.new_page()
+    record = {"requests": [], "failed": [], "console": []}
+    page.on("request", lambda r: record["requests"].append(r.url))
+    page.on("requestfailed", lambda r: record["failed"].append(f"{r.url} ({r.failure})"))
+    page.on(
+        "response", lambda r: r.status >= 400 and record["failed"].append(f"{r.url} ({r.status})")
+    )
+    page.on("console", lambda m: m.type == "error" and record["console"].append(m.text))
+    page.on("pageerror", lambda e: record["console"].append(f"page error: {e}"))
+    page.goto(url, wait_until="load")
+    record.update(page.evaluate(PAGE_PROBE))
+    page.close()
+    return record
+
+
+#: How the pages are opened: a desktop browser, a phone (360 px), and one without JavaScript.
+VIEWS = {
+    "desktop": {"viewport": {"width": 1280, "height": 900}},
+    "phone": {"viewport": {"width": 360, "height": 760}, "is_mobile": True, "has_touch": True},
+    "no-js": {"viewport": {"width": 1280, "height": 900}, "java_script_enabled": False},
+}
 
 
 @pytest.fixture(scope="session")
-def site_url(site_dir):
-    """Serve the built site on 127.0.0.1 (at the port of its ``site_url``) for the session."""
-    port = _served_port(site_dir) or 0
-    with contextlib.ExitStack() as stack:
-        try:
-            url = stack.enter_context(serve(site_dir, port))
-        except OSError:  # the port was taken meanwhile: serve anyway (instant navigation reloads)
-            url = stack.enter_context(serve(site_dir, 0))
-        yield url
+def views(browser, site_url, site_pages, summary) -> dict[str, dict[str, dict]]:
+    """Open every page in each of :data:`VIEWS` once and record what the browser saw."""
+    out = {}
+    for view, options in VIEWS.items():
+        context = browser.new_context(**options)
+        out[view] = {path: _record(context, site_url + path) for path in site_pages}
+        context.close()
+    summary.append(
+        f"browser: {len(site_pages)} pages of the built site opened in headless Chromium, "
+        f"{', '.join(VIEWS)}"
+    )
+    return out
+
+
+@pytest.fixture(scope="session")
+def reports(views) -> dict[str, dict]:
+    """What a desktop browser with JavaScript saw on each page."""
+    return views["desktop"]
 
 
 @pytest.fixture(scope="session")

@@ -112,7 +112,7 @@ def _mini_site(tmp_path: Path, pages: dict[str, str]) -> subprocess.CompletedPro
             docs_dir: {docs}
             site_dir: {tmp_path / "site"}
             theme: mkdocs
-            hooks: [{HOOK}, {HOOK.with_name("mathjax.py")}]
+            hooks: [{HOOK}, {HOOK.with_name("typeset.py")}]
             markdown_extensions:
               - admonition
               - attr_list
@@ -164,8 +164,10 @@ def test_build_numbers_anchors_and_links(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     site = tmp_path / "site"
     html = (site / "equations/token-embedding/index.html").read_text()
-    assert '<div class="arithmatex" id="eq-angle">' in html
-    assert "\\tag{4.1}" in html and "&lt; 2\\pi" in html
+    assert '<div class="arithmatex" id="eq-angle" data-search-exclude>' in html
+    assert '<span class="katex-display">' in html  # typeset at build, by KaTeX
+    assert 'class="katex-tag"' in html and "(4.1)" in html  # its number, from \\tag{4.1}
+    assert "\\tag{4.1}" in html and "&lt; 2\\pi" in html  # the TeX, in the MathML annotation
     assert '<a class="eq-ref" href="#eq-angle">(4.1)</a>' in html
     assert f'href="#fig-{fig_id}">Figure&nbsp;4.1</a>' in html
     assert f'<figure class="rope-figure" id="fig-{fig_id}">' in html
@@ -176,8 +178,8 @@ def test_build_numbers_anchors_and_links(tmp_path):
     other = (site / "other/index.html").read_text()
     assert 'href="../equations/token-embedding/#eq-angle">(4.1)</a>' in other
     assert (site / "figures" / f"{fig_id}.svg").read_bytes().startswith(b"<?xml")
-    assert (site / "javascripts/vendor/mathjax/tex-svg.js").is_file()
-    assert (site / "javascripts/vendor/mathjax/a11y/assistive-mml.js").is_file()
+    assert (site / "stylesheets/vendor/katex/katex.min.css").is_file()
+    assert list((site / "stylesheets/vendor/katex/fonts").glob("KaTeX_Main-Regular.woff2"))
 
 
 @pytest.mark.parametrize(
@@ -244,8 +246,9 @@ def test_build_states_values_in_text_math_and_captions(tmp_path):
     site = tmp_path / "site"
     html = (site / "equations/token-embedding/index.html").read_text()
     assert f"largest singular value is {sigma}, or" in html
-    assert f"\\(\\sigma_1 = {sigma}\\)" in html
-    assert f"\\sigma_1 = {sigma}\n\\tag{{1.1}}" in html
+    # inside math the value is part of the TeX, kept in the typeset formula's annotation
+    assert f'<annotation encoding="application/x-tex">\\sigma_1 = {sigma}</annotation>' in html
+    assert f"\\sigma_1 = {sigma}\n\\tag{{1.1}}</annotation>" in html
     rope = (site / "equations/rope/index.html").read_text()
     shown = rope.split("<figcaption>", 1)[1].split("</figcaption>", 1)[0]
     assert f"once every {wavelength}." in shown

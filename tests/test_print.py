@@ -14,14 +14,17 @@ import contextlib
 import html
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
+from conftest import CLEANUP, background, job_result
 
 from tools import print_pdf
 from tools.browser import serve
@@ -75,7 +78,7 @@ def _code_text(page_html: str) -> str:
 
 PRINT_PROBE = r"""
 async () => {
-  if (window.MathJax && MathJax.startup) { await MathJax.startup.promise; }
+  await document.fonts.ready;
   const shown = (el) => !!el && getComputedStyle(el).display !== 'none' &&
                         el.getBoundingClientRect().height > 0;
   const after = (a) => getComputedStyle(a, '::after').content;
@@ -85,8 +88,9 @@ async () => {
   return {
     chrome: ['.md-header', '.md-sidebar--primary', '.md-sidebar--secondary', '.md-footer',
              '.md-tabs', '.md-search'].filter(s => shown(document.querySelector(s))),
-    math: document.querySelectorAll('article mjx-container').length,
-    mathShown: [...document.querySelectorAll('article mjx-container svg')].filter(shown).length,
+    math: document.querySelectorAll('article .arithmatex .katex').length,
+    mathShown: [...document.querySelectorAll('article .arithmatex .katex-html')]
+        .filter(shown).length,
     arithmatex: article.querySelectorAll('.arithmatex').length,
     figures: [...article.querySelectorAll('figure.rope-figure img')]
         .map(img => shown(img) && img.naturalWidth > 0),
@@ -117,12 +121,20 @@ def test_a_page_prints_without_chrome_with_math_figures_and_link_addresses(path,
     assert seen["cite"], "the citation prints with the page"
 
 
-@pytest.fixture(scope="module")
-def site_pdf(site_dir, browser, tmp_path_factory) -> tuple[Path, int]:
-    """The PDF of the whole site, made as ``make pdf`` makes it."""
-    out = tmp_path_factory.mktemp("pdf") / "rope-explained.pdf"
-    n_math = print_pdf.print_site(site_dir, out, timeout_s=600, browser=browser)
+@background("site_pdf", after=("site_build", "site_server"))
+def _print_the_site(site_build, site_server) -> tuple[Path, int]:
+    """The PDF of the whole site, made as ``make pdf`` makes it (in the background, with a
+    browser of its own)."""
+    out = Path(tempfile.mkdtemp(prefix="rope-pdf-")) / "rope-explained.pdf"
+    CLEANUP.append(lambda: shutil.rmtree(out.parent, ignore_errors=True))
+    n_math = print_pdf.print_url(site_server + print_pdf.PRINT_PAGE, out, timeout_s=600)
     return out, n_math
+
+
+@pytest.fixture(scope="module")
+def site_pdf(site_url) -> tuple[Path, int]:
+    """The PDF of the whole site and its number of typeset formulas."""
+    return job_result("site_pdf")
 
 
 def test_make_pdf_runs_the_print_module():
@@ -131,6 +143,12 @@ def test_make_pdf_runs_the_print_module():
     )
     assert proc.returncode == 0, proc.stderr
     assert "-m tools.print_pdf site rope-explained.pdf" in proc.stdout
+
+
+def _font_names(page) -> set[str]:
+    """The names of the fonts a PDF page uses (``ABCDEF+KaTeX_Main-Regular``, ...)."""
+    fonts = page.get("/Resources", {}).get("/Font", {})
+    return {str(f.get_object().get("/BaseFont", "")) for f in fonts.values()}
 
 
 def test_pdf_of_the_whole_site(site_pdf, site_dir, content_pages, summary):
@@ -163,14 +181,14 @@ def test_pdf_of_the_whole_site(site_pdf, site_dir, content_pages, summary):
         first_pages.append((found, title, n_eq))
         start = found + 1
     assert len(first_pages) >= len(content_pages)
-    # Math is drawn as vector glyphs: the pages of a chapter with equations hold curves.
+    # Math is set in KaTeX's own fonts, embedded in the PDF on the pages of every chapter
+    # that has equations.
     bounds = [p for p, _, _ in first_pages] + [len(texts)]
     for (first, title, n_eq), end in zip(first_pages, bounds[1:], strict=True):
         if n_eq:
-            curves = sum(
-                reader.pages[i].get_contents().get_data().count(b" c\n") for i in range(first, end)
-            )
-            assert curves >= 20 * n_eq, f"{title}: {curves} curves for {n_eq} equations"
+            fonts = set().union(*(_font_names(reader.pages[i]) for i in range(first, end)))
+            assert any("KaTeX_Main" in f for f in fonts), f"{title}: fonts {sorted(fonts)}"
+            assert any("KaTeX_Math" in f for f in fonts), f"{title}: fonts {sorted(fonts)}"
     summary.append(
         f"PDF: {len(texts)} pages, {len(first_pages)} chapters, {n_math} typeset formulas, "
         f"{path.stat().st_size / 1e6:.1f} MB"
@@ -415,7 +433,7 @@ def _open_print_page(browser, url: str) -> dict:
     page.on("pageerror", lambda e: seen["errors"].append(f"page error: {e}"))
     try:
         page.goto(url, wait_until="load")
-        seen["math"] = page.evaluate(print_pdf.MATHJAX_DONE)
+        seen["math"] = page.evaluate(print_pdf.FONTS_READY)
         page.wait_for_load_state("networkidle")
         seen["tocs"] = page.evaluate(
             "document.querySelectorAll('#print-page-toc .print-page-toc-nav > ul').length"
@@ -547,7 +565,7 @@ def test_print_section_reports_its_input_errors():
 
 HASH_SEED_PROBE = """
 import sys, types
-sys.path.insert(0, "docs/hooks")
+sys.path[:0] = ["docs/hooks", "tests"]
 import print_page
 from tests.test_print import KEYS, ROPE_PAGE, REFERENCE_PAGE
 

@@ -23,12 +23,14 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
 import yaml
+from conftest import CLEANUP, background, job_result
 
 from tools.browser import serve
 
@@ -118,7 +120,7 @@ def test_workflows_and_dependabot_match_their_schemas():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     updates = yaml.safe_load(dependabot.read_text())["updates"]
     where = {(u["package-ecosystem"], u["directory"]) for u in updates}
-    # uv.lock (the uv ecosystem), the pinned uv itself, the actions and MathJax
+    # uv.lock (the uv ecosystem), the pinned uv itself, the actions and KaTeX
     assert {("uv", "/"), ("pip", "/requirements"), ("github-actions", "/"), ("npm", "/")} == where
     assert all(u["cooldown"]["default-days"] >= 7 for u in updates)
 
@@ -574,7 +576,7 @@ def test_numbered_equations_and_figures_have_unique_anchors(site_dir, site_pages
         assert len(ids) == len(set(ids)), f"{path}: repeated ids"
         tags = re.findall(r"\\tag\{(\d+\.\d+)\}", page_html)
         blocks = re.findall(
-            r'<div class="arithmatex" id="eq-[a-z0-9-]+">(.*?)</div>', page_html, re.S
+            r'<div class="arithmatex" id="eq-[a-z0-9-]+"[^>]*>(.*?)</div>', page_html, re.S
         )
         tagged = [t for b in blocks for t in re.findall(r"\\tag\{(\d+\.\d+)\}", b)]
         assert sorted(tags) == sorted(tagged), f"{path}: numbered equations without an anchor"
@@ -623,8 +625,8 @@ def _git(repo: Path, *args: str) -> str:
     return proc.stdout
 
 
-@pytest.fixture(scope="module")
-def deployed(tmp_path_factory):
+@background("deployed", after=("site_build",))
+def _deploy_with_mike(site_build):
     """The project's files in a scratch git repository, deployed with mike exactly as the
     workflow deploys a release: 0.1.0, aliased ``latest``, the default version.
 
@@ -633,7 +635,9 @@ def deployed(tmp_path_factory):
     copy of 0.1.0 under the name 0.0.9), so that the version selector and the banner of a
     version that is not the default can be checked without building the site a third time.
     """
-    repo = tmp_path_factory.mktemp("deploy") / "repo"
+    scratch = Path(tempfile.mkdtemp(prefix="rope-deploy-"))
+    CLEANUP.append(lambda: shutil.rmtree(scratch, ignore_errors=True))
+    repo = scratch / "repo"
     repo.mkdir()
     listed = _run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT)
     assert listed.returncode == 0, listed.stderr
@@ -642,7 +646,7 @@ def deployed(tmp_path_factory):
         if src.is_file():
             (repo / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, repo / rel)
-    for shared in ("node_modules", ".cache"):  # MathJax from npm; the figure and notebook caches
+    for shared in ("node_modules", ".cache"):  # KaTeX from npm; the figure and notebook caches
         (ROOT / shared).mkdir(exist_ok=True)
         (repo / shared).symlink_to(ROOT / shared)
     _git(repo, "init", "-q", "-b", "main")
@@ -669,6 +673,13 @@ def deployed(tmp_path_factory):
     versions.append({"version": "0.0.9", "title": "0.0.9", "aliases": []})
     (served / "versions.json").write_text(json.dumps(versions))
     return repo, served
+
+
+@pytest.fixture(scope="module")
+def deployed(site_dir):
+    """The scratch repository deployed with mike, and its published tree (built in the
+    background once the session's site is built: its figure and notebook caches are warm)."""
+    return job_result("deployed")
 
 
 def test_mike_deploys_the_version_and_its_alias(deployed):

@@ -56,8 +56,8 @@ def serve(directory: str | Path, port: int = 0) -> Iterator[str]:
         server.server_close()
 
 
-def launch_chromium(playwright):
-    """Launch headless Chromium from ``CHROMIUM`` (default ``/usr/bin/chromium``).
+def chromium_path() -> str:
+    """The Chromium binary: ``CHROMIUM`` (default ``/usr/bin/chromium``).
 
     Raises:
         FileNotFoundError: If there is no Chromium at that path.
@@ -68,4 +68,19 @@ def launch_chromium(playwright):
             f"Chromium not found at {path!r}: install it (Debian: apt-get install chromium) "
             f"or set CHROMIUM=/path/to/chromium"
         )
-    return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+    return path
+
+
+def launch_chromium(playwright):
+    """Launch headless Chromium (:func:`chromium_path`) through Playwright's sync API; with its
+    async API, ``await playwright.chromium.launch(**chromium_options())`` does the same.
+
+    Raises:
+        FileNotFoundError: If there is no Chromium at that path.
+    """
+    return playwright.chromium.launch(**chromium_options())
+
+
+def chromium_options() -> dict:
+    """The keyword arguments that launch Debian's Chromium headless, with no downloads."""
+    return {"executable_path": chromium_path(), "args": CHROMIUM_ARGS}
