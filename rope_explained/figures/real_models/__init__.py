@@ -1,0 +1,1 @@
+"""Figures of the section "RoPE in real models", one module per page."""
