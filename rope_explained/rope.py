@@ -220,6 +220,7 @@ cos_sin_table.cache_info = _TABLES.info  # type: ignore[attr-defined]
 
 
 # --8<-- [start:apply_rope]
+# --8<-- [start:apply_rope_signature]
 def apply_rope(
     x: np.ndarray,
     positions: Sequence[float] | np.ndarray,
@@ -227,6 +228,7 @@ def apply_rope(
     layout: str = "interleaved",
     inv_freq: np.ndarray | None = None,
 ) -> np.ndarray:
+    # --8<-- [end:apply_rope_signature]
     r"""Rotate every vector of ``x`` by its position: \(x_m \mapsto R_{\Theta,m}\,x_m\).
 
     The fast path: two element-wise products per coordinate instead of a ``(d, d)`` matrix
@@ -242,8 +244,9 @@ def apply_rope(
             ``[2, 4096]``, at most ``2**25`` entries.
         positions: ``seq`` positions (any finite reals) for the rows of ``x``.
         base: frequency base, in ``(1, 1e12]``.
-        layout: ``"interleaved"`` pairs ``(2i, 2i+1)`` (RoFormer, GPT-J); ``"half"`` pairs
-            ``(i, i + d/2)`` (GPT-NeoX, LLaMA "rotate half").
+        layout: ``"interleaved"`` pairs ``(2i, 2i+1)`` (RoFormer, GPT-J, Meta's reference
+            LLaMA code); ``"half"`` pairs ``(i, i + d/2)`` ("rotate half": GPT-NeoX and the
+            Hugging Face port of LLaMA).
         inv_freq: optional frequencies of shape ``(d/2,)`` replacing ``frequencies(d, base)``,
             for example from :func:`scaled_frequencies`.
 
@@ -278,6 +281,7 @@ def apply_rope(
         theta = _theta(d, base)
     else:
         theta = check_array("inv_freq", inv_freq, shape=(d // 2,))
+    # --8<-- [start:apply_rope_rotate]
     cos, sin = _cos_sin(positions, theta, "theta" if inv_freq is None else "inv_freq")
     cos, sin = cos.astype(x.dtype, copy=False), sin.astype(x.dtype, copy=False)
     if layout == "interleaved":
@@ -292,6 +296,7 @@ def apply_rope(
         out[..., : d // 2] = a * cos - b * sin
         out[..., d // 2 :] = a * sin + b * cos
     return out
+    # --8<-- [end:apply_rope_rotate]
 
 
 # --8<-- [end:apply_rope]

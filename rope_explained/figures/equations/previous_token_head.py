@@ -135,32 +135,37 @@ def clock_hands(prompt: str = PROMPT, m: int = 10, deltas=(0, -1, -5)):
 @register(
     "layer0-pattern",
     caption=(
-        r"Layer 0 on a real prompt (\(\alpha = 10\)). Left: the raw scores "
+        r"Layer 0 on a real prompt (\(\alpha = 10\)). Top: the raw scores "
         r"\(q_m^T k_n\) measured from the best score of their row (what the softmax sees; "
         r"the cells the causal mask hides, \(n > m\), are grey and hatched): only the "
         r"sub-diagonal reaches 0, the "
         r'diagonal sits about \({{ value("layer0-row-gap") }} = \alpha \times '
-        r'{{ value("layer0-score-gap") }}\) below it. Right: after the softmax, '
+        r'{{ value("layer0-score-gap") }}\) below it. Bottom: after the softmax, '
         r"each row puts essentially all its weight on the key one step back, the "
         r"sub-diagonal. Row 0 is the start token \(\langle s\rangle\), which can only see "
         r"itself."
     ),
-    alt="Two heatmaps, query position down, key position across, tokens as tick labels. Left, "
-    "each score minus its row's best: bright yellow (zero) on the sub-diagonal, darker on the "
-    "diagonal, dark blue further left. Right, attention weights: a single yellow sub-diagonal "
+    alt="Two heatmaps one above the other, query position down, key position across, tokens as "
+    "tick labels. Top, each score minus its row's best: bright yellow (zero) on the "
+    "sub-diagonal, darker on the diagonal, dark blue further left. Bottom, attention weights: a single yellow sub-diagonal "
     "line, everything else dark. In both the masked upper triangle is grey and hatched.",
     prompt=PROMPT,
 )
 def pattern(prompt: str = PROMPT):
     """Raw scores and the softmax pattern of layer 0, from ``forward(prompt)``."""
     tr = forward(prompt)
-    fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=4.4)
+    # One heatmap above the other, each nearly as wide as the page, so that the token labels
+    # stay legible when the figure is shrunk to a phone's width.
+    fig, (ax0, ax1) = new_figure(2, 1, width=5.6, height=10.4)
     gap = tr.scores0 - np.where(tr.mask, tr.scores0, -np.inf).max(axis=1, keepdims=True)
     im0 = attention_heatmap(ax0, gap, tr.mask, tokens=tr.tokens, cmap="cividis", vmin=-40, vmax=0)
-    fig.colorbar(im0, ax=ax0, label=r"$q_m^T k_n$ minus the row's best", shrink=0.8, extend="min")
+    fig.colorbar(im0, ax=ax0, label=r"$q_m^T k_n$ minus the row's best", extend="min")
+    ax0.set_title("raw scores, row maximum subtracted", fontsize=13)
     im1 = _pattern(ax1, tr)
-    ax1.set_ylabel("")
-    fig.colorbar(im1, ax=ax1, label=r"$\mathrm{Attn}(m, n)$", shrink=0.8)
+    fig.colorbar(im1, ax=ax1, label=r"$\mathrm{Attn}(m, n)$")
+    ax1.set_title("attention weights after the softmax", fontsize=13)
+    for ax in (ax0, ax1):
+        ax.tick_params(labelsize=13)
     return fig
 
 

@@ -159,8 +159,12 @@ def rope_matrix(d: int = 16, positions=(1, 6)):
     caption=r"The score \((R_{\Theta,m}\,q)^T (R_{\Theta,n}\,k)\) for one fixed random pair "
     r"\(q, k\) (\(d = 64\)), at every query position \(m\) and key position \(n\). Left: it "
     r"is constant along every diagonal \(n - m = \text{const}\). Right: rows \(m = 8, 24, 40\) "
-    r"plotted against the offset \(n - m\) lie on one curve.",
-    alt="Left: a 48 by 48 heatmap of scores, red positive and blue negative, made entirely of "
+    r"plotted against the offset \(n - m\) lie on one curve. For this pair every score "
+    r"happens to be negative; the sign belongs to the content, not to RoPE (with \(-k\) in "
+    r"place of \(k\) every score would change sign), so the colour scale spans the scores "
+    r"that occur.",
+    alt="Left: a 48 by 48 heatmap of scores on a dark-blue-to-yellow scale running from the "
+    "lowest score (about -15) to the highest (just below 0), made entirely of "
     "stripes parallel to the main diagonal. Right: a line plot of score against offset n - m "
     "for three query positions; the three curves coincide exactly.",
     d=64,
@@ -176,7 +180,8 @@ def rope_relative_score(d: int = 64, T: int = 48, seed: int = 0):
     K = apply_rope(np.tile(k, (T, 1)), pos)  # (T, d): k_n = R_n k
     S = Q @ K.T  # (T, T): S[m, n] = q_m . k_n
     fig, (ax, ax2) = new_figure(1, 2, width=7.2, height=3.6, width_ratios=[1.15, 1])
-    im = ax.imshow(S, cmap=DIVERGING, norm=centred_norm(S), interpolation="none")
+    # Sequential, over the range that occurs: these scores need not straddle zero.
+    im = ax.imshow(S, cmap="cividis", vmin=S.min(), vmax=S.max(), interpolation="none")
     ax.set_xlabel(r"key position $n$")
     ax.set_ylabel(r"query position $m$")
     fig.colorbar(im, ax=ax, label="score", shrink=0.9)
