@@ -391,72 +391,6 @@ def test_embedding_plane_and_similarity():
     # "not quite orthogonal and not quite equal in length"
     assert 0 < abs(B[0] @ B[1]) < 0.2 * np.linalg.norm(B[0]) ** 2
     assert value("embedding-norm-s") != value("embedding-norm-c")
-    # "a" plus "c" is exactly 2 cos(pi/13) E[b], a lengthened "b"
-    assert np.allclose(E[0] + E[2], 2 * np.cos(np.pi / 13) * E[1])
-    agrees("embedding-sum-factor", 2 * np.cos(np.pi / 13))
-
-
-def test_embedding_runner_up_letters():
-    text = value_kwargs("embedding-example-top-probability")["text"]
-    tr = forward(text)
-    p = dict(zip(tr.vocab, tr.probs[-1], strict=True))
-    target = text[induction_target(text) - 1]
-    assert tr.prediction == target
-    agrees("embedding-example-top-probability", p[target])
-    # the runners-up are the top letter's alphabet neighbours, with the same probability each
-    ranked = sorted(p, key=p.get, reverse=True)
-    i = VOCAB.index(target)
-    assert set(ranked[1:3]) == {VOCAB[i - 1], VOCAB[(i + 1) % 26]}
-    for v in ranked[1:3]:
-        agrees("embedding-example-neighbour-probability", p[v])
-
-
-def test_embedding_residual_stream_layout():
-    cfg = Config()
-    cells = {}
-    for slot in ("bias", "tok", "prev", "out", "unused"):
-        lo, _, hi = value(f"embedding-slot-{slot}").partition("–")
-        cells[slot] = (int(lo), int(hi or lo))
-    # the slots tile the stream 0..D-1 in order; tok, prev and out are d wide
-    bounds = list(cells.values())
-    assert bounds[0][0] == 0 and bounds[-1][1] == cfg.D - 1
-    assert all(b[0] == a[1] + 1 for a, b in zip(bounds, bounds[1:], strict=False))
-    assert cells["bias"] == (0, 0)
-    for slot in ("tok", "prev", "out"):
-        assert cells[slot][1] - cells[slot][0] + 1 == cfg.d
-    tr = forward("abcab")
-    s = tr.slots
-    assert tr.tokens[0] == BOS and tr.h0.shape[1] == cfg.D
-    assert np.all(tr.h0[:, s.bias] == 1.0)
-    assert np.all(tr.h0[0, 1:] == 0.0)  # <s>: zero embedding, only the bias
-    E = embedding_matrix(cfg.d)
-    for m, t in enumerate(tr.tokens[1:], start=1):  # tok holds the letter, where the table says
-        lo, hi = cells["tok"]
-        assert np.allclose(tr.h0[m, lo : hi + 1], E[VOCAB.index(t)])
-    assert np.all(tr.h0[:, cells["prev"][0] :] == 0.0)
-    # the layers write into prev and out; nobody writes into the unused slot
-    lo, hi = cells["prev"]
-    assert np.abs(tr.h2[2:, lo : hi + 1]).max() > 0.1
-    lo, hi = cells["out"]
-    assert np.abs(tr.h2[-1, lo : hi + 1]).max() > 0.1
-    assert np.all(tr.h2[:, cells["unused"][0] :] == 0.0)
-    # W_k reads only the bias coordinate: W_k h = c for every h with h[0] = 1
-    W_k = tr.weights.L0.W_k
-    h = np.random.default_rng(0).standard_normal((5, cfg.D))
-    h[:, 0] = 1.0
-    assert np.allclose(h @ W_k.T, W_k[:, 0])
-
-
-def test_embedding_start_token():
-    tr = forward("abcab")
-    s = tr.slots
-    agrees("embedding-bos-weight", previous_row_weights(1, tr.config.alpha)[0])
-    # the first letter copies <s>'s zero vector: its prev slot is (nearly) empty
-    assert np.linalg.norm(tr.h1[1, s.prev]) < 1e-3 < np.linalg.norm(tr.h1[2, s.prev])
-    # without <s>, the first letter can only attend to itself and copies its own embedding
-    tr0 = forward("abcab", bos=False)
-    assert tr0.A0[0, 0] == 1.0
-    assert np.allclose(tr0.h1[0, s.prev], tr0.h0[0, s.tok])
 
 
 # --- equations/rope.md ----------------------------------------------------------------------------
@@ -541,17 +475,6 @@ def test_rope_identities_hold():
     half = apply_rope(X, pos, layout="half")
     assert np.allclose(half, apply_rope(X @ Pi.T, pos, layout="interleaved") @ Pi)
     assert not np.allclose(half, apply_rope(X, pos, layout="interleaved"))
-
-
-def test_rope_code_listing_is_the_real_function():
-    from rope_explained import rope
-
-    assert '--8<-- "rope_explained/rope.py:apply_rope"' in (DOCS / "equations/rope.md").read_text()
-    src = Path(rope.__file__).read_text(encoding="utf-8")
-    assert src.count("# --8<-- [start:apply_rope]") == 1
-    assert src.count("# --8<-- [end:apply_rope]") == 1
-    section = src.split("# --8<-- [start:apply_rope]")[1].split("# --8<-- [end:apply_rope]")[0]
-    assert section.strip() == inspect.getsource(rope.apply_rope).strip()
 
 
 # --- equations/previous-token-head.md ----------------------------------------------------------

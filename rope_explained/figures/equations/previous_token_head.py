@@ -1,8 +1,9 @@
 r"""Figures of the layer-0 page (equations/previous-token-head.md).
 
 Every figure reads the package: the score curve comes from
-:func:`~rope_explained.experiments.previous_token_scores`, everything else from the
-:class:`~rope_explained.model.Trace` that :func:`~rope_explained.model.forward` returns.
+:func:`~rope_explained.experiments.previous_token_scores`, everything else (the residual
+stream included) from the :class:`~rope_explained.model.Trace` that
+:func:`~rope_explained.model.forward` returns.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.patches import Circle
 
+from ...embedding import VOCAB, embedding_matrix
 from ...experiments import previous_token_scores
-from ...model import forward
+from ...model import Config, forward
 from ...rope import frequencies
-from .. import register, times_ten, value
-from ..style import COLORS, attention_heatmap, new_figure
+from .. import floor_to, register, times_ten, value
+from ..style import COLORS, DIVERGING, attention_heatmap, centred_norm, new_figure, token_ticks
 
 #: The prompt the layer-0 figures run through the model.
 PROMPT = "thequickbrownfox"
@@ -147,8 +149,9 @@ def clock_hands(prompt: str = PROMPT, m: int = 10, deltas=(0, -1, -5)):
     ),
     alt="Two heatmaps one above the other, query position down, key position across, tokens as "
     "tick labels. Top, each score minus its row's best: bright yellow (zero) on the "
-    "sub-diagonal, darker on the diagonal, dark blue further left. Bottom, attention weights: a single yellow sub-diagonal "
-    "line, everything else dark. In both the masked upper triangle is grey and hatched.",
+    "sub-diagonal, darker on the diagonal, dark blue further left. Bottom, attention weights: "
+    "a single yellow sub-diagonal line, everything else dark. In both the masked upper "
+    "triangle is grey and hatched.",
     prompt=PROMPT,
 )
 def pattern(prompt: str = PROMPT):
@@ -265,6 +268,56 @@ def offset_two(prompt: str = PROMPT):
     return fig
 
 
+@register(
+    "layer0-residual-stream",
+    caption=r"Where the model's vectors live: the residual stream for the input 'abcab' "
+    r"(\(D = 256\) coordinates per position, start token first). Top: \(h^{(0)}\), straight "
+    r"after embedding, with only the bias coordinate and the tok slot filled (the start "
+    r"token's tok slot is zero). Bottom: after both layers, which write into the prev and out "
+    r"slots.",
+    alt="Two heatmaps, 6 rows (positions <s>, a, b, c, a, b) by 256 columns, divided by "
+    "vertical lines into slots labelled bias, tok, prev, out and unused. Top: column 0 is 1 in "
+    "every row and the tok slot shows stripes for the five letters, with an empty row for <s>; "
+    "the other slots are white. Bottom: the prev and out slots are also filled.",
+    text="abcab",
+)
+def residual_stream(text: str = "abcab"):
+    """The residual stream before and after the two layers, with the slots marked."""
+    tr = forward(text)
+    s = tr.slots
+    D = tr.h0.shape[1]
+    bounds = [
+        ("bias", 0, 1),
+        ("tok", s.tok.start, s.tok.stop),
+        ("prev", s.prev.start, s.prev.stop),
+        ("out", s.out.start, s.out.stop),
+        ("unused", s.out.stop, D),
+    ]
+    norm = centred_norm(np.concatenate([tr.h0.ravel(), tr.h2.ravel()]))
+    fig, axes = new_figure(2, 1, width=7.2, height=4.8, sharex=True)
+    for ax, h, name in zip(axes, (tr.h0, tr.h2), (r"$h^{(0)}$", r"$h^{(2)}$"), strict=True):
+        im = ax.imshow(h, cmap=DIVERGING, norm=norm, aspect="auto", interpolation="none")
+        token_ticks(ax, tr.tokens, axis="y")
+        ax.set_ylabel(f"{name}\nposition")
+        for _label, lo, _hi in bounds[1:]:
+            ax.axvline(lo - 0.5, color="0.2", lw=1)
+    axes[0].annotate(
+        r"bias: $h[0] = 1$ in every row",
+        xy=(0.5, 0),
+        xytext=(80, 0.0),
+        fontsize=11,
+        va="center",
+        bbox={"fc": "white", "ec": "0.6", "pad": 2},
+        arrowprops={"arrowstyle": "->", "color": "0.2"},
+    )
+    top = axes[0].secondary_xaxis("top")
+    top.set_xticks([(lo + hi - 1) / 2 for _, lo, hi in bounds], [b[0] for b in bounds])
+    top.tick_params(length=0)
+    axes[1].set_xlabel(r"residual coordinate (0 to $D-1$)")
+    fig.colorbar(im, ax=axes, label="value", shrink=0.9)
+    return fig
+
+
 # Values the page states ------------------------------------------------------------------------
 
 
@@ -321,3 +374,110 @@ def layer0_min_weight(alpha: float = 10.0, decimals: int = 5, prompt: str = PROM
 def layer0_other_weight(alpha: float = 100.0, prompt: str = PROMPT) -> str:
     """The largest weight a row leaves on all keys but its previous one (TeX)."""
     return times_ten(_worst_row(prompt, alpha)[1], 1)
+
+
+@value("layer0-stream-width")
+def layer0_stream_width() -> str:
+    """The width D of the model's residual stream (``Config().D``)."""
+    return str(Config().D)
+
+
+@value("embedding-slot-bias", slot="bias")
+@value("embedding-slot-tok", slot="tok")
+@value("embedding-slot-prev", slot="prev")
+@value("embedding-slot-out", slot="out")
+@value("embedding-slot-unused", slot="unused")
+def stream_slot(slot: str = "tok", text: str = "abcab") -> str:
+    """The residual coordinates of one slot, ``first–last``, as the model lays them out."""
+    tr = forward(text)
+    s, D = tr.slots, tr.h0.shape[1]
+    first, stop = {
+        "bias": (s.bias, s.bias + 1),
+        "tok": (s.tok.start, s.tok.stop),
+        "prev": (s.prev.start, s.prev.stop),
+        "out": (s.out.start, s.out.stop),
+        "unused": (s.out.stop, D),
+    }[slot]
+    return str(first) if stop == first + 1 else f"{first}–{stop - 1}"
+
+
+@value("layer0-bos-weight")
+def layer0_bos_weight(text: str = "abcab") -> str:
+    """The layer-0 weight the first letter puts on the start token."""
+    return f"{forward(text).A0[1, 0]:.5f}"
+
+
+@value("layer0-sum-factor")
+def layer0_sum_factor(d: int = 64) -> str:
+    """The factor k in E[a] + E[c] = k E[b]."""
+    E = embedding_matrix(d)
+    a, b, c = (E[VOCAB.index(t)] for t in "abc")
+    return f"{(a + c) @ b / (b @ b):.2f}"
+
+
+@value("layer0-own-position-weight")
+def layer0_own_position_weight(prompt: str = PROMPT) -> str:
+    """With offset 0 (W_q = alpha W_k): the smallest weight a row puts on its own position."""
+    return floor_to(np.diag(forward(prompt, offset=0).A0).min(), 5)
+
+
+@value("layer0-unrotated-key-weight")
+def layer0_unrotated_key_weight(prompt: str = PROMPT) -> str:
+    """If the keys were not rotated, every key would be c and the last row's weights uniform:
+    the weight 1 / T that each of its T keys gets."""
+    tr = forward(prompt)
+    T = len(tr.tokens)
+    q = tr.q0[T - 1]  # the last query, rotated as usual
+    c = tr.k0[0]  # position 0: the key before any rotation, c itself
+    scores = np.full(T, q @ c)  # every key the same vector c
+    w = np.exp(scores - scores.max())
+    return f"{(w / w.sum())[0]:.4f}"
+
+
+# Values of the exercises ------------------------------------------------------------------------
+
+
+@value("layer0-two-back-min-weight")
+def layer0_two_back_min_weight(prompt: str = PROMPT) -> str:
+    """With offset 2: the smallest weight a row m >= 2 puts on position m - 2."""
+    A = forward(prompt, offset=2).A0
+    return floor_to(np.diag(A, k=-2).min(), 5)
+
+
+def _min_previous_weight(alpha: float, prompt: str) -> float:
+    return float(np.diag(forward(prompt, alpha=alpha).A0, k=-1).min())
+
+
+@value("layer0-alpha-for-99")
+def layer0_alpha_for_99(prompt: str = PROMPT, target: float = 0.99) -> str:
+    """The smallest alpha (to three decimals) at which every row m >= 1 of ``forward(prompt)``
+    puts at least ``target`` on its previous token, by bisection."""
+    lo, hi = 0.0, 20.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if _min_previous_weight(mid, prompt) >= target else (mid, hi)
+    return f"{hi:.3f}"
+
+
+@value("layer0-alpha-for-99-estimate")
+def layer0_alpha_for_99_estimate(d: int = 64, target: float = 0.99) -> str:
+    """The two-rival estimate of that alpha: 1 / (1 + 2 e^{-g alpha}) = target."""
+    peak, side = previous_token_scores(np.array([0.0, 1.0]), d=d)
+    g = peak - side
+    return f"{np.log(2 * target / (1 - target)) / g:.3f}"
+
+
+@value("layer0-gap-d16", d=16)
+def layer0_gap_small(d: int = 16) -> str:
+    """The score gap to Delta = +-1 for a head of dimension d."""
+    peak, side = previous_token_scores(np.array([0.0, 1.0]), d=d)
+    return f"{peak - side:.2f}"
+
+
+@value("layer0-alpha-d16")
+def layer0_alpha_small(d: int = 16, alpha: float = 10.0) -> str:
+    """The alpha that gives a d-dimensional head the d = 64 head's gap alpha x g_64."""
+    g = {
+        dd: float(np.subtract(*previous_token_scores(np.array([0.0, 1.0]), d=dd))) for dd in (d, 64)
+    }
+    return f"{alpha * g[64] / g[d]:.1f}"

@@ -331,3 +331,48 @@ def rope_runner_up_score(d: int = 64) -> str:
     """The score of the constant key against itself one position on, as a share of d/2."""
     c = constant_key_vector(d)
     return f"{apply_rope(c[None, :], [1.0])[0] @ c / (d / 2):.3f}"
+
+
+@value("rope-slowest-wavelength-500k", base=500000.0)
+def rope_slowest_wavelength_base(base: float = 500000.0, d: int = 64) -> str:
+    """The slowest wavelength for another base, in positions (TeX thousands separator)."""
+    return thousands(_wavelength(frequencies(d, base)[-1]), tex=True)
+
+
+# Values of the exercises ------------------------------------------------------------------------
+
+
+@value("rope-return-pair-0", pair=0)
+@value("rope-return-pair-8", pair=8)
+def rope_first_return(pair: int = 0, eps: float = 0.01, d: int = 64, limit: int = 5_000) -> str:
+    """The first offset Delta >= 1 at which pair ``pair`` of a vector rotated by R_Delta is
+    within ``eps`` radians of where it started, found by rotating (1, 0) with apply_rope."""
+    delta = np.arange(1, limit + 1, dtype=float)
+    x = np.zeros((delta.size, d))
+    x[:, 2 * pair] = 1.0
+    y = apply_rope(x, delta)[:, 2 * pair : 2 * pair + 2]  # (Delta, 2): the pair's hand
+    angle = np.abs(np.arctan2(y[:, 1], y[:, 0]))  # how far from the start, in (-pi, pi]
+    hits = np.flatnonzero(angle < eps)
+    if hits.size == 0:
+        raise ValueError(f"pair {pair} does not return within {eps} rad below Delta = {limit}")
+    return thousands(delta[hits[0]], tex=True)
+
+
+@value("rope-slowest-degree")
+def rope_slowest_degree(d: int = 64) -> str:
+    """How many positions the slowest pair needs to turn by one degree, rounded up."""
+    return str(int(np.ceil(np.deg2rad(1.0) / frequencies(d)[-1])))
+
+
+@value("rope-layout-interleaved-a", layout="interleaved", which=0)
+@value("rope-layout-interleaved-b", layout="interleaved", which=1)
+@value("rope-layout-half-a", layout="half", which=0)
+@value("rope-layout-half-b", layout="half", which=1)
+def rope_layout_pair(layout: str = "half", which: int = 0, pair: int = 2, d: int = 8) -> str:
+    """The coordinates that form pair ``pair`` in ``layout``, read off apply_rope's matrix: only
+    pair ``pair`` turns (every other frequency is 0), so the coordinates it moves are its own."""
+    inv_freq = np.zeros(d // 2)
+    inv_freq[pair] = 1.0
+    R = _matrix_of(1.0, d, layout, inv_freq)  # (d, d)
+    moved = np.flatnonzero(np.abs(np.diag(R) - 1.0) > 1e-12)
+    return str(int(moved[which]))

@@ -2,7 +2,7 @@
 
 Every figure reads the package: :func:`~rope_explained.embedding.embedding_matrix`,
 :func:`~rope_explained.embedding.embed_index`, :func:`~rope_explained.embedding.plane_reader`
-and, for the residual stream, a :func:`~rope_explained.model.forward` trace.
+and, for the readout's sharpness, :class:`~rope_explained.model.Config`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ...embedding import (
     plane_basis,
     plane_reader,
 )
-from ...model import forward
+from ...model import Config
 from .. import ceil_to, register, value
 from ..style import COLORS, DIVERGING, centred_norm, new_figure, token_ticks
 
@@ -210,56 +210,6 @@ def embedding_similarity(d: int = 64):
     return fig
 
 
-@register(
-    "embedding-residual-stream",
-    caption=r"Where the model's vectors live: the residual stream for the input 'abcab' "
-    r"(\(D = 256\) coordinates per position, start token first). Top: \(h^{(0)}\), straight "
-    r"after embedding, with only the bias coordinate and the tok slot filled (the start "
-    r"token's tok slot is zero). Bottom: after both layers, which write into the prev and out "
-    r"slots.",
-    alt="Two heatmaps, 6 rows (positions <s>, a, b, c, a, b) by 256 columns, divided by "
-    "vertical lines into slots labelled bias, tok, prev, out and unused. Top: column 0 is 1 in "
-    "every row and the tok slot shows stripes for the five letters, with an empty row for <s>; "
-    "the other slots are white. Bottom: the prev and out slots are also filled.",
-    text="abcab",
-)
-def embedding_residual_stream(text: str = "abcab"):
-    """The residual stream before and after the two layers, with the slots marked."""
-    tr = forward(text)
-    s = tr.slots
-    D = tr.h0.shape[1]
-    bounds = [
-        ("bias", 0, 1),
-        ("tok", s.tok.start, s.tok.stop),
-        ("prev", s.prev.start, s.prev.stop),
-        ("out", s.out.start, s.out.stop),
-        ("unused", s.out.stop, D),
-    ]
-    norm = centred_norm(np.concatenate([tr.h0.ravel(), tr.h2.ravel()]))
-    fig, axes = new_figure(2, 1, width=7.2, height=4.8, sharex=True)
-    for ax, h, name in zip(axes, (tr.h0, tr.h2), (r"$h^{(0)}$", r"$h^{(2)}$"), strict=True):
-        im = ax.imshow(h, cmap=DIVERGING, norm=norm, aspect="auto", interpolation="none")
-        token_ticks(ax, tr.tokens, axis="y")
-        ax.set_ylabel(f"{name}\nposition")
-        for _label, lo, _hi in bounds[1:]:
-            ax.axvline(lo - 0.5, color="0.2", lw=1)
-    axes[0].annotate(
-        r"bias: $h[0] = 1$ in every row",
-        xy=(0.5, 0),
-        xytext=(80, 0.0),
-        fontsize=11,
-        va="center",
-        bbox={"fc": "white", "ec": "0.6", "pad": 2},
-        arrowprops={"arrowstyle": "->", "color": "0.2"},
-    )
-    top = axes[0].secondary_xaxis("top")
-    top.set_xticks([(lo + hi - 1) / 2 for _, lo, hi in bounds], [b[0] for b in bounds])
-    top.tick_params(length=0)
-    axes[1].set_xlabel(r"residual coordinate (0 to $D-1$)")
-    fig.colorbar(im, ax=axes, label="value", shrink=0.9)
-    return fig
-
-
 # Values the page states ------------------------------------------------------------------------
 
 
@@ -304,46 +254,63 @@ def embedding_plane_norm(row: int = 0, d: int = 64) -> str:
     return f"{np.linalg.norm(plane_basis(d)[row]):.2f}"
 
 
-@value("embedding-sum-factor")
-def embedding_sum_factor(d: int = 64) -> str:
-    """The factor k in E[a] + E[c] = k E[b]."""
-    E = embedding_matrix(d)
-    a, b, c = (E[VOCAB.index(t)] for t in "abc")
-    return f"{(a + c) @ b / (b @ b):.2f}"
+@value("embedding-neighbour-gap")
+def embedding_neighbour_gap() -> str:
+    """How far a neighbour's cosine falls short of the letter's own, 1 - cos(pi/13)."""
+    return f"{1 - np.cos(letter_angle('b') - letter_angle('a')):.4f}"
 
 
-@value("embedding-example-top-probability")
-def embedding_example_top_probability(text: str = "abcab") -> str:
-    """The probability of the predicted letter after ``text``."""
-    return f"{forward(text).probs[-1].max():.3f}"
+@value("embedding-neighbour-ratio-gamma-10", gamma=10.0)
+@value("embedding-neighbour-ratio-gamma-100", gamma=100.0)
+def embedding_neighbour_ratio(gamma: float = 100.0) -> str:
+    """A neighbour's softmax weight relative to the letter's own, for scores gamma cos(a_v - a_t)
+    over the whole alphabet (computed from the softmax itself)."""
+    angles = np.array([letter_angle(t) for t in VOCAB])
+    scores = gamma * np.cos(angles - angles[0])  # the letter "a" and every other letter
+    w = np.exp(scores - scores.max())
+    w /= w.sum()
+    return f"{w[1] / w[0]:.3f}"
 
 
-@value("embedding-example-neighbour-probability")
-def embedding_example_neighbour_probability(text: str = "abcab") -> str:
-    """The probability of the two runners-up after ``text``."""
-    return f"{np.sort(forward(text).probs[-1])[-2]:.3f}"
+@value("embedding-model-gamma")
+def embedding_model_gamma() -> str:
+    """The model's readout sharpness gamma (``Config().gamma``)."""
+    return f"{Config().gamma:g}"
 
 
-@value("embedding-bos-weight")
-def embedding_bos_weight(text: str = "abcab") -> str:
-    """The layer-0 weight the first letter puts on the start token."""
-    return f"{forward(text).A0[1, 0]:.5f}"
+# Values of the exercises ------------------------------------------------------------------------
 
 
-@value("embedding-slot-bias", slot="bias")
-@value("embedding-slot-tok", slot="tok")
-@value("embedding-slot-prev", slot="prev")
-@value("embedding-slot-out", slot="out")
-@value("embedding-slot-unused", slot="unused")
-def embedding_slot(slot: str = "tok", text: str = "abcab") -> str:
-    """The residual coordinates of one slot, ``first–last``, as the model lays them out."""
-    tr = forward(text)
-    s, D = tr.slots, tr.h0.shape[1]
-    first, stop = {
-        "bias": (s.bias, s.bias + 1),
-        "tok": (s.tok.start, s.tok.stop),
-        "prev": (s.prev.start, s.prev.stop),
-        "out": (s.out.start, s.out.stop),
-        "unused": (s.out.stop, D),
-    }[slot]
-    return str(first) if stop == first + 1 else f"{first}–{stop - 1}"
+@value("embedding-opposite-step")
+def embedding_opposite_step(d: int = 64) -> str:
+    """The smallest k > 0 with E(k) = -E(0): how many letters apart two opposites are."""
+    k = np.arange(1, 27)
+    gap = np.linalg.norm(embed_index(k, d) + embed_index(0, d), axis=1)
+    return str(int(k[np.argmin(gap)]))
+
+
+@value("embedding-step-ten-count")
+def embedding_step_ten_count(d: int = 64, step: float = np.pi / 10, n: int = 200) -> str:
+    """How many distinct vectors the formula gives with the step ``step`` instead of pi/13,
+    counted over the indices 0..n-1 (vectors closer than 1e-9 count as one)."""
+    j = np.arange(d)
+    rows = 0.5 * np.sin(np.arange(n)[:, None] * step + 0.1 * j)  # (n, d)
+    distinct: list[np.ndarray] = []
+    for r in rows:
+        if all(np.linalg.norm(r - u) > 1e-9 for u in distinct):
+            distinct.append(r)
+    return str(len(distinct))
+
+
+@value("embedding-right-angle-cosine")
+def embedding_right_angle_cosine(d: int = 64) -> str:
+    """The smallest |cosine| through the plane reader between "a" and any other letter."""
+    pts = embedding_matrix(d) @ plane_reader(d).T  # (26, 2): (cos a_t, sin a_t)
+    return f"{np.abs(pts[1:] @ pts[0]).min():.3f}"
+
+
+@value("embedding-mean-bound")
+def embedding_mean_bound(d: int = 64) -> str:
+    """The smallest power of ten above the length of the mean of the 26 embeddings (TeX)."""
+    mean = np.linalg.norm(embedding_matrix(d).mean(axis=0))
+    return f"10^{{{math.ceil(math.log10(mean))}}}"
