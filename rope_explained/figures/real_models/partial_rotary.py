@@ -87,7 +87,7 @@ def frequencies_figure(fraction: float = 0.25):
     "to 4 on the right. Left: attention on the previous token stays near 1 down to r = 16 for "
     "both variants, then the GPT-NeoX curve drops at r = 8 while the fastest-pairs curve "
     "drops only at r = 4. Right: induction accuracy follows the same shape, 100 percent while "
-    "the left curve is near 1, then close to chance.",
+    "the left curve is near 1, then far lower.",
 )
 def sweep_figure():
     """Previous-token attention and induction accuracy against the rotating width."""
