@@ -124,7 +124,7 @@ def _partial_config(fraction: float, variant: str, d: int, base: float) -> dict:
     pct = r / d
     # "fastest": an r-dimensional ladder with base**(r/d) is base**(-2i/d), i < r/2: the
     # full head's r/2 fastest frequencies, unchanged.
-    return {"d": d, "rotary_pct": pct, "base": base ** pct if variant == "fastest" else base}
+    return {"d": d, "rotary_pct": pct, "base": base**pct if variant == "fastest" else base}
 
 
 def rotary_frequencies(

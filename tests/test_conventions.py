@@ -39,7 +39,8 @@ def hf_permute(w: np.ndarray, n_heads: int) -> np.ndarray:
     """``permute`` of convert_llama_weights_to_hf.py: ``w.view(n_heads, dim1 // n_heads // 2,
     2, dim2).transpose(1, 2).reshape(dim1, dim2)`` (torch's transpose(1, 2) swaps axes 1, 2)."""
     dim1, dim2 = w.shape
-    return w.reshape(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(0, 2, 1, 3).reshape(dim1, dim2)
+    view = w.reshape(n_heads, dim1 // n_heads // 2, 2, dim2)
+    return view.transpose(0, 2, 1, 3).reshape(dim1, dim2)
 
 
 def theta(d: int, base: float = 10000.0) -> np.ndarray:
@@ -126,7 +127,8 @@ def test_listings_equal_apply_rope_and_the_codebases():
     x, pos = rng.standard_normal((50, 64)), np.arange(50.0) * 7
     np.testing.assert_allclose(rope_complex(x, pos), apply_rope(x, pos), atol=1e-12)
     np.testing.assert_allclose(rope_complex(x, pos), meta_rope(x, pos), atol=1e-12)
-    np.testing.assert_allclose(rope_rotate_half(x, pos), apply_rope(x, pos, layout="half"), atol=1e-12)
+    half = apply_rope(x, pos, layout="half")
+    np.testing.assert_allclose(rope_rotate_half(x, pos), half, atol=1e-12)
     np.testing.assert_allclose(rope_rotate_half(x, pos), hf_rope(x, pos), atol=1e-12)
     np.testing.assert_allclose(rope_complex(x, pos), apply_rope_matrix(x, pos), atol=1e-12)
 
@@ -138,8 +140,8 @@ FIELDS = ("scores0", "A0", "scores1", "A1", "h1", "h2", "logits", "probs")
 
 @pytest.mark.parametrize(
     ("text", "config"),
-    [("thecatsatonthecat", {}), ("jumpfoxjumpfox", {"head": "rank1"}), ("abcabd", {"d": 8, "D": 30}),
-     ("qxzqxzqx", {"rotary_pct": 0.5})],
+    [("thecatsatonthecat", {}), ("jumpfoxjumpfox", {"head": "rank1"}),
+     ("abcabd", {"d": 8, "D": 30}), ("qxzqxzqx", {"rotary_pct": 0.5})],
 )  # fmt: skip
 def test_forward_is_the_same_in_both_layouts(text, config):
     a, b = forward(text, **config), forward(text, layout="half", **config)
@@ -210,7 +212,7 @@ def test_rotary_frequencies_follow_neox_and_the_fastest_pairs():
 def test_model_partial_rotary_uses_the_neox_frequencies_and_a_still_induction_head():
     for variant in ("neox", "fastest"):
         pct = 0.25
-        base = 10000.0 ** pct if variant == "fastest" else 10000.0
+        base = 10000.0**pct if variant == "fastest" else 10000.0
         tr = forward("jumpfoxjumpfox", rotary_pct=pct, base=base)
         np.testing.assert_allclose(tr.theta, rotary_frequencies(pct, variant)[:8])
         # the induction head's coordinates do not turn: its scores are the unrotated products
@@ -225,7 +227,7 @@ def test_partial_sweep_small():
     assert (s["previous_min"] <= s["previous"]).all()
 
 
-# --- additive sinusoids -----------------------------------------------------------------------------
+# --- additive sinusoids --------------------------------------------------------------------------
 
 
 def test_sinusoidal_positions_are_vaswanis():

@@ -67,8 +67,10 @@ def test_every_value_of_these_pages_is_stated_on_its_page():
         ids = [v for v, s in figures.VALUES.items() if s.func.__module__ == module.__name__]
         assert ids
         for value_id in ids:
-            assert f'value("{value_id}")' in text or f"value('{value_id}')" in text + captions or (
-                f'value("{value_id}")' in captions
+            assert (
+                f'value("{value_id}")' in text
+                or f"value('{value_id}')" in text + captions
+                or (f'value("{value_id}")' in captions)
             ), value_id
 
 

@@ -41,11 +41,11 @@ def sweep(variant: str) -> dict[str, np.ndarray]:
 @register(
     "partial-frequencies",
     caption=r"Which frequencies a head of \(d = 64\) keeps when a quarter of it rotates "
-    r"(\(r = 16\) coordinates, 8 pairs). Top: full rotation, 32 pairs from \(\theta_0 = 1\) down to "
-    r"\(10000^{-62/64}\). Middle: GPT-NeoX's partial rotary; the 8 rotating pairs get a "
-    r"ladder of their own, \(10000^{-2i/16}\), which spans almost the same range in "
-    r"coarser steps. Bottom: the 8 fastest pairs keep their own frequencies. Crosses: pairs "
-    r"that never turn.",
+    r"(\(r = 16\) coordinates, 8 pairs). Top: full rotation, 32 pairs from "
+    r"\(\theta_0 = 1\) down to \(10000^{-62/64}\). Middle: GPT-NeoX's partial rotary; "
+    r"the 8 rotating pairs get a ladder of their own, \(10000^{-2i/16}\), which spans "
+    r"almost the same range in coarser steps. Bottom: the 8 fastest pairs keep their own "
+    r"frequencies. Crosses: pairs that never turn.",
     alt="Three rows of dots on a logarithmic frequency axis from 1e-4 to 1. Top row: 32 dots "
     "evenly spread from 1 to about 1e-4. Middle row: 8 dots spread over the same range, "
     "farther apart. Bottom row: 8 dots between 1 and about 0.13. In the middle and bottom "
