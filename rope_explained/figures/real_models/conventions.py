@@ -46,8 +46,8 @@ def _experiment(layout: str, n: int) -> dict[str, float]:
 
 
 ROWS = (
-    ({"layout": "half"}, "rotate-half, weights converted"),
-    ({"layout": "half", "weights_layout": "interleaved"}, "rotate-half, weights not converted"),
+    ({"layout": "half"}, "converted"),
+    ({"layout": "half", "weights_layout": "interleaved"}, "not converted"),
 )
 
 
@@ -61,9 +61,9 @@ ROWS = (
     r"layer 1 finds the earlier copy of the current letter instead of the letter after it.",
     alt="Four attention heatmaps, query position down, key position across, tokens as labels. "
     "Top left: a bright line just below the diagonal. Top right: in the second half, a bright "
-    "stripe seven positions left of the diagonal. Bottom left: the bright line is on the "
-    "diagonal itself. Bottom right: the stripe has moved one cell to the left, and the "
-    "diagonal is bright too.",
+    "stripe six positions left of the diagonal. Bottom left: the bright line is on the "
+    "diagonal itself. Bottom right: in the second half, weight split between the diagonal "
+    "and a stripe seven positions left of it, one cell further left than the stripe above.",
     prompt=PROMPT,
 )
 def patterns(prompt: str = PROMPT):
@@ -74,7 +74,7 @@ def patterns(prompt: str = PROMPT):
         for ax, A, layer in zip(row, tr.attention, (0, 1), strict=True):
             im = attention_heatmap(ax, A, tr.mask, tokens=tr.tokens)
             ax.tick_params(labelsize=8)
-            ax.set_title(f"layer {layer}, {name}", fontsize=10.5)
+            ax.set_title(f"layer {layer}, weights {name}", fontsize=10.5)
             ax.set_xlabel("key $n$", fontsize=10)
             ax.set_ylabel("query $m$", fontsize=10)
     fig.colorbar(im, ax=axes, label=r"attention $A_{m,n}$", shrink=0.6)

@@ -101,10 +101,10 @@ def sweep_figure():
     axes[1].set_ylabel("induction accuracy (%)")
     axes[0].set_ylim(-0.05, 1.05)
     axes[1].set_ylim(-5, 105)
+    axes[0].set_xscale("log", base=2)
+    axes[0].set_xticks([64, 32, 16, 8, 4], ["64", "32", "16", "8", "4"])
+    axes[0].invert_xaxis()  # shared: both panels run from full rotation down
     for ax in axes:
-        ax.set_xscale("log", base=2)
-        ax.set_xticks([64, 32, 16, 8, 4], ["64", "32", "16", "8", "4"])
-        ax.invert_xaxis()
         ax.set_xlabel(r"rotating coordinates $r$")
     fig.legend(loc="outside upper center", ncols=1, fontsize=10)
     return fig
