@@ -81,8 +81,9 @@ def frequencies_figure(fraction: float = 0.25):
     caption=r"The hand-built model with only \(r\) of the 64 coordinates of each head "
     r"rotating. Left: the previous-token head's smallest attention on the key one step back "
     r"over a 256-letter text. Right: induction accuracy on the first "
-    r'{{ value("partial-n-prompts") }} prompts of the benchmark. Solid: GPT-NeoX\'s partial '
-    r"rotary; dashed: the fastest \(r/2\) pairs kept at their own frequencies.",
+    r'{{ value("partial-n-prompts") }} prompts of the benchmark. '
+    r"Solid: GPT-NeoX's partial rotary; dashed: the fastest \(r/2\) pairs kept at their "
+    r"own frequencies.",
     alt="Two line plots against the number of rotating coordinates r, from 64 on the left down "
     "to 4 on the right. Left: attention on the previous token stays near 1 down to r = 16 for "
     "both variants, then the GPT-NeoX curve drops at r = 8 while the fastest-pairs curve "
