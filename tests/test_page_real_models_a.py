@@ -1,6 +1,7 @@
 """The numbers of the pages deriving-rope, conventions and partial-rotary (section "RoPE in
 real models"), each recomputed by another route than the value function's, and the claims the
-pages make about them."""
+pages make about them. (That every value is stated on its page, and only there, is checked for
+every page by test_page_claims.py.)"""
 
 from __future__ import annotations
 
@@ -47,31 +48,6 @@ def agrees(value_id: str, x: float, rounding: str = "nearest") -> None:
     else:
         ok = abs(v - x) <= unit / 2 + 1e-12
     assert ok, f"{value_id} prints {text!r}; recomputed {x!r}"
-
-
-def test_every_value_of_these_pages_is_stated_on_its_page():
-    from pathlib import Path  # noqa: PLC0415
-
-    docs = Path(__file__).resolve().parent.parent / "docs" / "real-models"
-    for module, page in (
-        (deriving_page, "deriving-rope.md"),
-        (conv_page, "conventions.md"),
-        (partial_page, "partial-rotary.md"),
-    ):
-        text = (docs / page).read_text(encoding="utf-8")
-        captions = " ".join(
-            spec.caption + spec.alt
-            for spec in figures.REGISTRY.values()
-            if spec.func.__module__ == module.__name__
-        )
-        ids = [v for v, s in figures.VALUES.items() if s.func.__module__ == module.__name__]
-        assert ids
-        for value_id in ids:
-            assert (
-                f'value("{value_id}")' in text
-                or f"value('{value_id}')" in text + captions
-                or (f'value("{value_id}")' in captions)
-            ), value_id
 
 
 # --- deriving RoPE: the additive score from the formula, the RoPE score from the matrix ---------
