@@ -3,7 +3,9 @@
 The RoPE mathematics (:mod:`rope_explained.rope`), the two pairing conventions
 (:mod:`rope_explained.conventions`), the demo embedding (:mod:`rope_explained.embedding`), the
 hand-built heads (:mod:`rope_explained.heads`), the two-layer model and its traced forward pass
-(:mod:`rope_explained.model`) and the experiments (:mod:`rope_explained.experiments`).
+(:mod:`rope_explained.model`), the experiments (:mod:`rope_explained.experiments`), those on
+RoPE as released models run it (:mod:`rope_explained.real_models`) and the additive sinusoidal
+encoding it replaces (:mod:`rope_explained.sinusoidal`).
 """
 
 from .conventions import half_to_interleaved, interleaved_to_half, rope_complex, rope_rotate_half
@@ -44,6 +46,13 @@ from .model import (
     predict_last,
     predict_next,
 )
+from .real_models import (
+    PARTIAL_VARIANTS,
+    convention_experiment,
+    other_layout,
+    partial_rotary_sweep,
+    rotary_frequencies,
+)
 from .rope import (
     LAYOUTS,
     SCALING_METHODS,
@@ -55,6 +64,7 @@ from .rope import (
     scaled_frequencies,
     yarn_keep,
 )
+from .sinusoidal import additive_score_terms, sinusoidal_positions
 
 __version__ = "0.1.0"
 
@@ -62,6 +72,7 @@ __all__ = [
     "BOS",
     "HEADS",
     "LAYOUTS",
+    "PARTIAL_VARIANTS",
     "SCALING_METHODS",
     "SCHEDULES",
     "VOCAB",
@@ -70,10 +81,12 @@ __all__ = [
     "LastPosition",
     "Slots",
     "Trace",
+    "additive_score_terms",
     "apply_rope",
     "apply_rope_matrix",
     "causal_softmax",
     "constant_key_vector",
+    "convention_experiment",
     "d0_sweep_values",
     "embed_index",
     "embedding_matrix",
@@ -87,7 +100,9 @@ __all__ = [
     "interleaved_to_half",
     "letter_angle",
     "make_config",
+    "other_layout",
     "pair_horizons",
+    "partial_rotary_sweep",
     "plane_basis",
     "plane_reader",
     "predict_last",
@@ -96,12 +111,14 @@ __all__ = [
     "previous_token_scores",
     "rope_complex",
     "rope_rotate_half",
+    "rotary_frequencies",
     "rotation_matrix",
     "scaled_frequencies",
     "semantic_head_experiment",
     "semantic_head_inputs",
     "semantic_offset_scores",
     "semantic_recency",
+    "sinusoidal_positions",
     "stable_pair_count",
     "tokenize",
     "yarn_keep",

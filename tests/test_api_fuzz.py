@@ -54,10 +54,15 @@ from rope_explained import (
     figures,
     heads,
     model,
+    real_models,
     rope,
+    sinusoidal,
 )
 
-MODULES = (rope_explained, embedding, rope, conventions, heads, model, experiments, examples)
+MODULES = (
+    rope_explained, embedding, rope, conventions, heads, model, experiments, examples,
+    real_models, sinusoidal,
+)  # fmt: skip
 FIGURE_API = (
     "register",
     "get",
@@ -72,7 +77,12 @@ FIGURE_API = (
 EXAMPLES_PER_CALLABLE = 30
 #: Fewer examples for callables whose valid calls take 30 ms or more (rendering a figure, hashing
 #: a module's import closure, an experiment at its default sizes).
-FEWER_EXAMPLES = {"rope_explained.figures": 10, "rope_explained.experiments.previous_token": 15}
+FEWER_EXAMPLES = {
+    "rope_explained.figures": 10,
+    "rope_explained.experiments.previous_token": 15,
+    "rope_explained.real_models.convention_experiment": 10,
+    "rope_explained.real_models.partial_rotary_sweep": 10,
+}
 MAX_MESSAGE = 300
 REFUSE_SECONDS = 1.0
 HANG_SECONDS = 5.0
@@ -229,7 +239,14 @@ VALID = {
     "n_heads": lambda z: st.just(1),
     "rotary_dims": lambda z: st.none() | st.just(z.d),
     "mask": lambda z: st.none() | st.just(np.tri(z.seq, dtype=bool)),
+    "fraction": lambda z: st.sampled_from([1.0] if z.d < 4 else [1.0, 0.5]),
+    "fractions": lambda z: st.lists(st.sampled_from([1.0, 0.5, 0.25]), min_size=1, max_size=2),
+    "variant": lambda z: st.sampled_from(real_models.PARTIAL_VARIANTS),
+    "query_letter": lambda z: st.sampled_from(embedding.VOCAB),
+    "key_letter": lambda z: st.sampled_from(embedding.VOCAB),
 }
+#: Texts of at least two letters (the experiments measure attention one step back).
+TWO_LETTERS = {"text": lambda z: st.text("abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=30)}
 #: Per-callable valid values where the generic ones do not fit together.
 OVERRIDES = {
     "rope_explained.model.Trace": {
@@ -265,6 +282,8 @@ OVERRIDES = {
         ),
         "positions": lambda z: st.none() | arrays((z.seq,), st.floats(-1e4, 1e4)),
     },
+    "rope_explained.real_models.convention_experiment": TWO_LETTERS,
+    "rope_explained.real_models.partial_rotary_sweep": TWO_LETTERS,
     "rope_explained.experiments.semantic_head_experiment": {
         "d": lambda z: st.just(32),
         "D": lambda z: st.just(64),

@@ -68,6 +68,9 @@ MODULES = (
     "notes.open_questions",
     "paper_to_code.roformer",
     "paper_to_code.roformer_exercise",
+    "real_models.deriving_rope",
+    "real_models.conventions",
+    "real_models.partial_rotary",
     "playground",
 )
 

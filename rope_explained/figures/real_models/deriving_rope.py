@@ -1,0 +1,125 @@
+r"""Figures of the derivation page (``real-models/deriving-rope.md``).
+
+The additive sinusoidal encoding against RoPE, from
+:func:`~rope_explained.sinusoidal.additive_score_terms`: one generic head, one letter as the
+query's content and one as the key's, at every pair of positions.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ...sinusoidal import additive_score_terms
+from .. import register, times_ten, value
+from ..style import COLORS, DIVERGING, centred_norm, new_figure
+
+#: The query's and the key's letters, the number of positions and the seed of the head.
+SETTINGS = {"query_letter": "a", "key_letter": "b", "T": 48, "seed": 0}
+#: The offsets n - m of the second figure (keys one and four steps back).
+OFFSETS = (-1, -4)
+
+
+@functools.cache
+def terms() -> dict[str, np.ndarray]:
+    """The terms of the additive score and the RoPE score, computed once."""
+    return additive_score_terms(**SETTINGS)
+
+
+def at_offset(score: np.ndarray, offset: int) -> tuple[np.ndarray, np.ndarray]:
+    """The query positions m and the scores [m, m + offset] where the key exists."""
+    T = score.shape[0]
+    m = np.arange(max(0, -offset), min(T, T - offset))
+    return m, score[m, m + offset]
+
+
+PANELS = (
+    ("content_position", r"$x^T M\, p_n$: content of $m$, position of $n$"),
+    ("position_content", r"$p_m^T M\, y$: position of $m$, content of $n$"),
+    ("additive", r"additive: $(x + p_m)^T M\, (y + p_n)$"),
+    ("rope", r"RoPE: $(R_{\Theta,m} W_q x)^T (R_{\Theta,n} W_k y)$"),
+)
+
+
+@register(
+    "deriving-cross-terms",
+    caption=r"The score of one generic head (random \(W_q, W_k\), \(d = 64\)) between the "
+    r"letter a as query at position \(m\) and the letter b as key at position \(n\), for "
+    r"\(m, n < 48\). Top: the two cross terms of the additive sinusoidal encoding: each "
+    r"changes with one token's absolute position only (stripes across or down), whatever the "
+    r"offset. Bottom left: the whole additive score. Bottom right: the RoPE score of the "
+    r"same contents, constant along every diagonal \(n - m = \text{const}\). One colour "
+    r"scale for all four.",
+    alt="Four heatmaps over query position m (down) and key position n (across), red positive, "
+    "blue negative. Top left: vertical stripes, the value depends on n only. Top right: "
+    "horizontal stripes, the value depends on m only. Bottom left: a patchy pattern with no "
+    "diagonal structure. Bottom right: stripes parallel to the main diagonal only.",
+)
+def cross_terms():
+    """Heatmaps of the cross terms, the additive score and the RoPE score."""
+    S = terms()
+    norm = centred_norm(np.concatenate([S[key].ravel() for key, _ in PANELS]))
+    fig, axes = new_figure(2, 2, width=7.2, height=6.6, sharex=True, sharey=True)
+    for ax, (key, title) in zip(axes.ravel(), PANELS, strict=True):
+        im = ax.imshow(S[key], cmap=DIVERGING, norm=norm, interpolation="none")
+        ax.set_title(title, fontsize=10.5)
+        ax.set_xticks(np.arange(0, 48, 10))
+        ax.set_yticks(np.arange(0, 48, 10))
+    for ax in axes[1]:
+        ax.set_xlabel(r"key position $n$")
+    for ax in axes[:, 0]:
+        ax.set_ylabel(r"query position $m$")
+    fig.colorbar(im, ax=axes, label="score term", shrink=0.7)
+    return fig
+
+
+@register(
+    "deriving-fixed-offset",
+    caption=r"The same scores along two diagonals of {{ fig('deriving-cross-terms') }}: the "
+    r"key one step and four steps before the query, against the query's position \(m\). "
+    r"With the additive encoding the score of the same two letters at the same offset "
+    r"wanders with where the pair stands; with RoPE it is one number per offset.",
+    alt="Line plot of score against query position m from 0 to 47. Two wavy lines for the "
+    "additive encoding (offsets -1 and -4) rise and fall by several units; two flat "
+    "horizontal lines for RoPE at the same offsets.",
+)
+def fixed_offset():
+    """Scores at fixed offsets against absolute position: additive wanders, RoPE is flat."""
+    S = terms()
+    fig, ax = new_figure(width=7.2, height=3.6)
+    for j, offset in enumerate(OFFSETS):
+        for key, style, name in (("additive", "-o", "additive"), ("rope", "--", "RoPE")):
+            m, s = at_offset(S[key], offset)
+            ax.plot(m, s, style, color=COLORS[2 * j], ms=3, lw=1.6,
+                    label=rf"{name}, $n - m = {offset}$")  # fmt: skip
+    ax.axhline(0, color="0.8", lw=0.8, zorder=0)
+    ax.set_xlabel(r"query position $m$")
+    ax.set_ylabel(r"score $q_m^T k_n$")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.22), ncols=2, fontsize=10)
+    return fig
+
+
+# Values the page states ------------------------------------------------------------------------
+
+
+@value("deriving-additive-low", end="min")
+@value("deriving-additive-high", end="max")
+def additive_extreme(end: str = "min") -> str:
+    """The lowest or highest additive score of a over b one step back, over positions."""
+    _, s = at_offset(terms()["additive"], -1)
+    return f"{(s.min() if end == 'min' else s.max()):.1f}"
+
+
+@value("deriving-rope-score")
+def rope_score() -> str:
+    """The RoPE score of a over b one step back (the same at every position)."""
+    _, s = at_offset(terms()["rope"], -1)
+    return f"{s.mean():.2f}"
+
+
+@value("deriving-rope-spread")
+def rope_spread() -> str:
+    """How far the RoPE score one step back moves over the positions: rounding only."""
+    _, s = at_offset(terms()["rope"], -1)
+    return times_ten(max(float(np.ptp(s)), 1e-300), digits=0)
