@@ -168,7 +168,8 @@ def test_exercise_rank1_prediction():
     n = int(np.argmax(f))
     assert text[n - 2] == "a" and value("layer1-ex-rank1-prediction") == text[n - 1]
     # the working head copies the letter after the earlier copy of the last letter
-    assert value("layer1-ex-working-prediction") == text[text.index(q) + 1] != value("layer1-ex-rank1-prediction")
+    working = value("layer1-ex-working-prediction")
+    assert working == text[text.index(q) + 1] != value("layer1-ex-rank1-prediction")
 
 
 def test_exercise_two_after():
