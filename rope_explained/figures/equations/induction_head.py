@@ -53,7 +53,8 @@ def preference_matrix(head: str) -> np.ndarray:
         r"letter \(t_{n-1}\) written into a key by layer 0; colour is the layer-1 score per "
         r"unit \(\beta\), read from one forward pass over the alphabet written twice; the "
         r"dot marks each row's favourite. Left, the rank-1 head: every row is a multiple of "
-        r"the same row, so all favourites sit in column a or column n. Right, the working "
+        r"the same row (up to the slowest pair's slight turn between the rows' positions), so "
+        r"all favourites sit in column a or column n. Right, the working "
         r"head: a diagonal band, every letter prefers the key that follows itself."
     ),
     alt="Two 26 by 26 heatmaps, query letter down, previous letter of the key across, red "
