@@ -572,26 +572,27 @@ def test_layer1_benchmark_values(induction_hits):
     assert figures.get("layer1-accuracy").kwargs["n"] == len(hits)  # the figure's benchmark
 
 
-def test_layer1_rank1_favourites_and_collapse():
+def test_layer1_rank1_favourites_and_near_collapse():
     from rope_explained.figures.equations.induction_head import PROMPT, preference_matrix
 
     best = set(np.argmax(preference_matrix("rank1"), axis=1).tolist())
     assert best <= {VOCAB.index("a"), VOCAB.index("n")}  # columns a and n only
     working = preference_matrix("induction")
     assert np.array_equal(np.argmax(working, axis=1), np.arange(26))
-    # every row of the rank-1 score matrix is a multiple of one row (to the RoPE factor):
-    # every query ranks the keys in the same order, or in the reverse order
+    # Not "every query ranks the keys in the same order" (false with RoPE: the position
+    # factor depends on n - m; tests/test_page_induction_head.py shows layer 0 breaking it).
+    # What holds: each row divided by its query scalar is the key scalar times
+    # cos((n - m) theta_31), so the rows of this prompt coincide to within the drift of that
+    # factor (plus layer 0's leak of the query's own letter into its own key, left out).
     tr = forward(PROMPT, head="rank1")
     qs = tr.q1_pre[:, tr.config.d - 2]
+    ks = tr.k1_pre[:, tr.config.d - 2]
     T = len(tr.tokens)
-    ref = tr.scores1[T - 1] / qs[T - 1]
-    for m in range(1, T):
-        if abs(qs[m]) < 1e-6:
-            continue
-        row = tr.scores1[m, : m + 1] / qs[m]
-        assert np.allclose(row, ref[: m + 1], atol=1e-4)
-    # the RoPE factor stays within 1e-4 of its value at distance 0 over a few dozen tokens
-    assert 1 - np.cos(50 * frequencies(64)[-1]) < 1e-4
+    drift = 1 - np.cos((T - 1) * frequencies(64)[-1])
+    for m in range(2, T):
+        row = tr.scores1[m, :m] / qs[m]
+        assert np.all(np.abs(row - ks[:m]) <= drift * np.abs(ks[:m]) + 1e-9)
+    assert drift < 1e-5
 
 
 def test_layer1_two_earlier_copies_example():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...examples import FORWARD_PASS_PROMPT
 from ...model import forward
 from .. import floor_to, register, value
 from ..style import (
@@ -20,14 +21,14 @@ from ..style import (
 )
 from .induction_head import benchmark_hits
 
-#: "... c a ... c": the last letter c occurred once before, followed by a.
-PROMPT = "thecatsatthec"
+#: The site's running example (the same prompt as the step-by-step page and the home page).
+PROMPT = FORWARD_PASS_PROMPT
 
 
 @register(
     "complete-residual",
     caption=(
-        r"The residual stream of the prompt thecatsatthec before and after each layer, one "
+        r"The residual stream of the prompt thecatsatonthec before and after each layer, one "
         r"row per position and one column per coordinate (the first \(3d + 1 = 193\) of "
         r"\(D = 256\); the rest stay zero). \(h^{(0)}\): the bias coordinate and the letter's "
         r"own embedding. \(h^{(1)}\): layer 0 has filled the prev slot with the previous "
@@ -108,7 +109,7 @@ def attention(prompt: str = PROMPT):
 @register(
     "complete-prediction",
     caption=(
-        r"\(P(\text{next letter} \mid \text{thecatsatthec})\), the softmax of the last "
+        r"\(P(\text{next letter} \mid \text{thecatsatonthec})\), the softmax of the last "
         r"position's logits, for the working head (top) and the document's rank-1 head "
         r"(bottom). The working head puts most of the mass on a, the rest on its neighbours b "
         r"and z on the embedding circle (the readout scores letter \(v\) by "
@@ -189,3 +190,50 @@ def complete_neighbour_ratio(prompt: str = PROMPT) -> str:
 def complete_top_probability(prompt: str = PROMPT) -> str:
     """The probability of the predicted letter."""
     return f"{forward(prompt).probs[-1].max():.2f}"
+
+
+@value("complete-alpha1-weight")
+def complete_alpha1_weight(prompt: str = PROMPT, alpha: float = 1.0) -> str:
+    """The last row's layer-0 weight on m - 1 with a blunt layer 0."""
+    return f"{forward(prompt, alpha=alpha).A0[-1, -2]:.2f}"
+
+
+def _match(prompt: str) -> int:
+    """The key after the earlier copy of the last letter (with the start token at 0)."""
+    return prompt.index(prompt[-1]) + 2
+
+
+@value("complete-beta10-weight")
+def complete_beta10_weight(prompt: str = PROMPT, beta: float = 10.0) -> str:
+    """The last row's layer-1 weight on the right key with a blunt layer 1."""
+    return f"{forward(prompt, beta=beta).A1[-1, _match(prompt)]:.2f}"
+
+
+@value("complete-beta10-prediction")
+def complete_beta10_prediction(prompt: str = PROMPT, beta: float = 10.0) -> str:
+    """What the model predicts with a blunt layer 1."""
+    return forward(prompt, beta=beta).prediction
+
+
+@value("complete-ex-next-prediction")
+def complete_ex_next_prediction(prompt: str = PROMPT[:-1]) -> str:
+    """Exercise 1: the prediction after the example without its last letter."""
+    return forward(prompt).prediction
+
+
+@value("complete-ex-next-probability")
+def complete_ex_next_probability(prompt: str = PROMPT[:-1]) -> str:
+    """Exercise 1: its probability."""
+    return f"{forward(prompt).probs[-1].max():.2f}"
+
+
+@value("complete-ex-gamma200")
+def complete_ex_gamma200(prompt: str = PROMPT, gamma: float = 200.0) -> str:
+    """Exercise 2: the probability of the prediction with a sharper readout."""
+    return f"{forward(prompt, gamma=gamma).probs[-1].max():.3f}"
+
+
+@value("complete-ex-alpha1-probability")
+def complete_ex_alpha1_probability(prompt: str = PROMPT, alpha: float = 1.0) -> str:
+    """Exercise 3: the probability of the prediction with a blunt layer 0."""
+    return f"{forward(prompt, alpha=alpha).probs[-1].max():.2f}"

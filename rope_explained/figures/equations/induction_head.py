@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 
-import matplotlib as mpl
 import numpy as np
 
 from ...embedding import VOCAB, letter_angle
@@ -54,7 +53,8 @@ def preference_matrix(head: str) -> np.ndarray:
         r"letter \(t_{n-1}\) written into a key by layer 0; colour is the layer-1 score per "
         r"unit \(\beta\), read from one forward pass over the alphabet written twice; the "
         r"dot marks each row's favourite. Left, the rank-1 head: every row is a multiple of "
-        r"the same row, so all favourites sit in column a or column n. Right, the working "
+        r"the same row (up to the slowest pair's slight turn between the rows' positions), so "
+        r"all favourites sit in column a or column n. Right, the working "
         r"head: a diagonal band, every letter prefers the key that follows itself."
     ),
     alt="Two 26 by 26 heatmaps, query letter down, previous letter of the key across, red "
@@ -80,35 +80,46 @@ def preference():
     return fig
 
 
+#: The queries drawn in the rank-1 rows figure: the second half's x, f, m and j (positions 14,
+#: 12, 10, 8), two with a positive scalar cos a_t and two with a negative one.
+ROW_QUERIES = (14, 12, 10, 8)
+
+
 @register(
     "layer1-rank1-rows",
     caption=(
-        r"The rank-1 head's scores on the prompt of {{ fig('layer1-patterns') }}, one line per "
-        r"query position \(m\) (colour: the query's letter). Left: the raw rows "
-        r"\(q_m^{(1)T} k_n^{(1)}\) over the keys. Right: the same rows divided by each query's "
-        r"own scalar \(\beta\, v_q^T h^{(1)}_m\); they fall on one curve, the key scalar "
-        r"\(v_k^T h^{(1)}_n\). A query can only scale that one curve (and flip it when its "
-        r"scalar is negative), so it cannot move its favourite key."
+        r"The rank-1 head on the prompt jumpfoxjumpfox, whose second half repeats the first. "
+        r"Each line is the score row of one query \(m\) of the second half (the letter in the "
+        r"legend) over the keys it may see. Left: the raw rows \(q_m^{(1)T} k_n^{(1)}\): they "
+        r"differ in size and sign. Right: the same rows divided by each query's own scalar "
+        r"\(\beta\, v_q^T h^{(1)}_m\): they fall on one curve, the key scalar "
+        r"\(v_k^T h^{(1)}_n\) times a position factor that stays within "
+        r"\({{ value('layer1-rank1-position-drift') }}\) of 1 on this prompt. The query's "
+        r"letter only scales that curve, or flips it when its scalar is negative, so it "
+        r"cannot move the favourite key."
     ),
-    alt="Two line plots over key position. Left: fourteen zig-zag lines of different heights "
-    "and signs, all with the same shape. Right: after dividing each by its query's scalar, the "
-    "lines lie exactly on top of each other, a single zig-zag between -1 and 1.",
+    alt="Two line plots over key position, four lines each for the queries x, f, m and j. "
+    "Left: zig-zag lines of different heights, two of them upside down. Right: after dividing "
+    "each by its query's scalar the four lines lie on top of each other, one zig-zag between "
+    "-1 and 1.",
     prompt=PROMPT,
+    queries=ROW_QUERIES,
 )
-def rank1_rows(prompt: str = PROMPT):
+def rank1_rows(prompt: str = PROMPT, queries: tuple[int, ...] = ROW_QUERIES):
     """Rows of the rank-1 score matrix and their collapse, from ``forward(head="rank1")``."""
     tr = forward(prompt, head="rank1")
     q_scalar = tr.q1_pre[:, tr.config.d - 2]  # beta v_q^T h_m, before RoPE
     T = len(tr.tokens)
+    if not all(isinstance(m, int) and 1 <= m < T for m in queries):
+        raise ValueError(f"queries must be positions 1 to {T - 1} of the prompt; got {queries!r}")
     fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=3.7, sharex=True)
-    cmap = mpl.colormaps["twilight"]
-    for m in range(1, T):
-        if abs(q_scalar[m]) < 1e-9 * tr.config.beta:
-            continue
+    markers = ("o", "s", "^", "D", "v", "P")
+    for k, m in enumerate(queries):
         n = np.arange(m + 1)  # the keys query m can see
-        colour = cmap(VOCAB.index(tr.tokens[m]) / 26)
-        ax0.plot(n, tr.scores1[m, : m + 1], color=colour, lw=1.2, marker="o", ms=2.5)
-        ax1.plot(n, tr.scores1[m, : m + 1] / q_scalar[m], color=colour, lw=1.2, marker="o", ms=2.5)
+        style = dict(color=COLORS[k % len(COLORS)], lw=1.3, marker=markers[k % len(markers)],
+                     ms=6 - k, label=f"{tr.tokens[m]} (m = {m})")  # fmt: skip
+        ax0.plot(n, tr.scores1[m, : m + 1], **style)
+        ax1.plot(n, tr.scores1[m, : m + 1] / q_scalar[m], **style)
     ax0.set_ylabel(r"$q_m^{(1)T} k_n^{(1)}$")
     ax1.set_ylabel(r"$q_m^{(1)T} k_n^{(1)} \,/\, (\beta\, v_q^T h^{(1)}_m)$")
     for ax in (ax0, ax1):
@@ -116,16 +127,16 @@ def rank1_rows(prompt: str = PROMPT):
         token_ticks(ax, tr.tokens, axis="x")
         ax.tick_params(axis="x", labelrotation=90)
         ax.axhline(0, color="0.6", lw=0.8)
-    sm = mpl.cm.ScalarMappable(cmap=cmap, norm=mpl.colors.Normalize(0, 26))
-    cb = fig.colorbar(sm, ax=(ax0, ax1), label=r"query letter $t_m$", shrink=0.8)
-    cb.set_ticks([0, 6.5, 13, 19.5], labels=["a", "g/h", "n", "t/u"])
+    ax0.legend(title="query", fontsize=10, title_fontsize=10, loc="lower left", ncols=2,
+               bbox_to_anchor=(0.0, 1.0), frameon=False)  # fmt: skip
     return fig
 
 
 @register(
     "layer1-patterns",
     caption=(
-        r"Layer-1 attention on a prompt that repeats itself. Left, the rank-1 head: whatever "
+        r"Layer-1 attention on jumpfoxjumpfox, the prompt of {{ fig('layer1-rank1-rows') }}. "
+        r"Left, the rank-1 head: whatever "
         r"the query letter, the rows pile onto the same few keys, those whose previous letter "
         r"has the most extreme scalar. Right, the working head: in the second copy each query "
         r"attends to the key just after its letter's first occurrence (the induction "
@@ -209,11 +220,13 @@ def _distance_prompt(length: int, letter: str, seed: int) -> str:
         r"match), an l or a j (the neighbouring letters). The slowest RoPE pair still turns "
         r"the query by \(\theta_{31}\) per token, so the exact match fades while the "
         r"neighbour l gains, and they cross at \(\pi/26 \,/\, \theta_{31} \approx "
-        r'{{ value("layer1-distance-limit") }}\) tokens (dashed line).'
+        r'{{ value("layer1-distance-limit") }}\) tokens (dashed line). The keys after j, '
+        r"which the turn carries the other way, fall the fastest."
     ),
     alt="Scatter plot of score per unit beta against distance from 0 to 2400. Dots for keys "
-    "after k fall slowly from 1; dots for keys after l rise from about 0.97 to 1 near 1800; "
-    "dots for keys after j fall from 0.97. The k and l curves cross at a dashed vertical line "
+    "after k fall slowly from 1 to about 0.95; dots for keys after l rise from about 0.97 to 1 "
+    "near 1800; dots for keys after j fall from 0.97 to about 0.85. The k and l curves cross "
+    "at a dashed vertical line "
     'near {{ value("layer1-distance-limit") }}.',
     length=2400,
     letter="k",
@@ -234,19 +247,20 @@ def distance(length: int = 2400, letter: str = "k", seed: int = 3):
         sel = prev == other
         ax.plot(dist[sel], tr.scores1[m, n[sel]] / beta, "o", ms=3.5, color=COLORS[[0, 5, 2][k]],
                 label=rf"after {other} ({name})")  # fmt: skip
+    low = float(np.min(tr.scores1[m, n[np.isin(prev, [VOCAB[(i + s) % 26] for s in (-1, 0, 1)])]]))
     theta = frequencies(tr.config.d, tr.config.base)[-1]
     cross = np.pi / 26 / theta
     ax.axvline(cross, color="0.3", ls="--", lw=1)
     ax.text(
         cross - 30,
-        0.90,
+        low / beta,
         rf"$\pi/26\,/\,\theta_{{31}} \approx {cross:.0f}$",
         fontsize=11,
         ha="right",
     )
     ax.set_xlabel(r"distance $m - n$ (tokens)")
     ax.set_ylabel(r"$q_m^{(1)T} k_n^{(1)} / \beta$")
-    ax.set_ylim(0.89, 1.008)
+    ax.set_ylim(low / beta - 0.01, 1.008)  # every plotted series stays on the plot to the end
     ax.legend(
         loc="lower center",
         bbox_to_anchor=(0.5, 1.0),
@@ -331,16 +345,127 @@ def layer1_rank1_rate_other(n: int = 1000) -> str:
     return f"{100 * benchmark_hits(n)['rank1'][_letter_group('other', n)].mean():.1f}"
 
 
+@value("layer1-rank1-position-drift")
+def layer1_rank1_position_drift(prompt: str = PROMPT) -> str:
+    r"""How far the rank-1 head's position factor \(u_q^T R_{\Theta,n-m} u_k\) strays from 1 on
+    ``prompt``: its smallest value over every query and visible key, subtracted from 1 (TeX).
+
+    The factor is the score divided by the two scalars; for \(u = e_{d-2}\) it is
+    \(\cos((n - m)\,\theta_{31})\)."""
+    tr = forward(prompt, head="rank1")
+    d = tr.config.d
+    q, k = tr.q1_pre[:, d - 2], tr.k1_pre[:, d - 2]  # beta v_q^T h_m and v_k^T h_n
+    both = np.outer(q, k)
+    ok = tr.mask & (np.abs(both) > 1e-3 * tr.config.beta)  # letters only: no leak-sized scalars
+    factor = tr.scores1[ok] / both[ok]
+    return times_ten(1 - factor.min(), 1)
+
+
+def rank1_favourites(prefix: str = PROMPT[:-1]) -> list[int]:
+    """The rank-1 head's favourite key of the last query of ``prefix + t``, for each letter
+    ``t`` of the alphabet in turn (26 forward passes)."""
+    return [int(np.argmax(forward(prefix + t, head="rank1").scores1[-1])) for t in VOCAB]
+
+
+@value("layer1-rank1-favourite-count")
+def layer1_rank1_favourite_count(prefix: str = PROMPT[:-1]) -> str:
+    """How many different favourite keys the last query of the rank-1 head picks as its
+    letter runs through the alphabet."""
+    return str(len(set(rank1_favourites(prefix))))
+
+
 @value("layer1-two-copies-prediction")
-def layer1_two_copies_prediction(text: str = "kbxkmdk") -> str:
+def layer1_two_copies_prediction(text: str = "kbxkdqk") -> str:
     """The prediction after a letter that occurred twice before, with different followers."""
     return forward(text).prediction
 
 
 @value("layer1-two-copies-probability")
-def layer1_two_copies_probability(text: str = "kbxkmdk") -> str:
+def layer1_two_copies_probability(text: str = "kbxkdqk") -> str:
     """The probability of that prediction."""
     return f"{forward(text).probs[-1].max():.2f}"
+
+
+#: Two earlier copies of k followed by b and m, whose average falls midway between g and h.
+TIE_PROMPT = "kbxkmdk"
+
+
+@value("layer1-tie-h", letter="h")
+@value("layer1-tie-g", letter="g")
+def layer1_tie_probability(letter: str = "h", text: str = TIE_PROMPT, alpha: float = 10.0) -> str:
+    """The probability of ``letter`` after ``text``."""
+    tr = forward(text, alpha=alpha)
+    return f"{tr.probs[-1][tr.vocab.index(letter)]:.3f}"
+
+
+def _tie_keys(text: str) -> list[int]:
+    """The keys whose previous letter is the last letter (the exact matches)."""
+    return [n for n in range(2, len(text) + 1) if text[n - 2] == text[-1]]
+
+
+@value("layer1-tie-early", which=0)
+@value("layer1-tie-late", which=1)
+@value("layer1-tie-exact", which=1, alpha=100.0)
+def layer1_tie_weight(which: int = 0, text: str = TIE_PROMPT, alpha: float = 10.0) -> str:
+    """The last query's attention on the earlier (0) or later (1) exact match."""
+    tr = forward(text, alpha=alpha)
+    return f"{tr.A1[-1, _tie_keys(text)[which]]:.4f}"
+
+
+@value("layer1-tie-leak")
+def layer1_tie_leak(text: str = TIE_PROMPT) -> str:
+    """The largest share of weight a matching key's layer-0 row puts off position n - 1 (TeX)."""
+    tr = forward(text)
+    return times_ten(max(1 - tr.A0[n, n - 1] for n in _tie_keys(text)), 0)
+
+
+@value("layer1-tie-score-gap")
+def layer1_tie_score_gap(text: str = TIE_PROMPT) -> str:
+    """How much the later match outscores the earlier one (alpha = 10)."""
+    tr = forward(text)
+    early, late = _tie_keys(text)
+    return f"{tr.scores1[-1, late] - tr.scores1[-1, early]:.4f}"
+
+
+@value("layer1-tie-rope-gap")
+def layer1_tie_rope_gap(text: str = TIE_PROMPT) -> str:
+    r"""RoPE's share of that lead: \(\beta(\cos(d_\mathrm{late}\theta_{31}) -
+    \cos(d_\mathrm{early}\theta_{31}))\) for the two matches' distances (TeX)."""
+    cfg = Config()
+    th = frequencies(cfg.d, cfg.base)[-1]
+    early, late = _tie_keys(text)
+    m = len(text)
+    return times_ten(cfg.beta * (np.cos((m - late) * th) - np.cos((m - early) * th)), 1)
+
+
+# Worked exercises ------------------------------------------------------------------------------
+
+#: Exercise 1: what does the rank-1 head predict?
+EXERCISE_RANK1 = "cabqnzc"
+#: Exercise 2: the head that copies the letter two after the match.
+EXERCISE_TWO_AFTER = "kbqxyzk"
+
+
+@value("layer1-ex-rank1-prediction", head="rank1")
+@value("layer1-ex-working-prediction", head="induction")
+def layer1_ex_prediction(head: str = "rank1", text: str = EXERCISE_RANK1) -> str:
+    """What ``head`` predicts after the exercise's prompt."""
+    return forward(text, head=head).prediction
+
+
+@value("layer1-ex-two-after-prediction")
+def layer1_ex_two_after(text: str = EXERCISE_TWO_AFTER, offset: int = 2) -> str:
+    """What the model predicts when layer 0 looks ``offset`` positions back."""
+    return forward(text, offset=offset).prediction
+
+
+@value("layer1-ex-limit-llama", d=128, base=500000.0)
+@value("layer1-ex-limit-128", d=128, base=10000.0)
+def layer1_ex_limit(d: int = 128, base: float = 10000.0) -> str:
+    """The distance at which the slowest pair of a ``d``-dimensional head with ``base`` has
+    turned by half a letter step, pi/26 (with thousands separators, TeX)."""
+    half_step = (letter_angle("b") - letter_angle("a")) / 2
+    return f"{half_step / frequencies(d, base)[-1]:,.0f}".replace(",", "{,}")
 
 
 @value("layer1-slowest-frequency")
