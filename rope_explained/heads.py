@@ -26,9 +26,11 @@ Layer 0 is the previous-token head of Wendler's notes. Layer 1 comes in two vari
 
 **`"rank1"`** (the explained-equations document's construction):
     \(W_q^{(1)} = u_q v_q^T\), \(W_k^{(1)} = u_k v_k^T\). The score factors as
-    \((u_q^T R u_k)(v_q^T h_m)(v_k^T h_n)\): one number for the query times one number for
-    the key. Every query with a positive scalar ranks the keys in the same order (and every
-    query with a negative scalar in the reverse order), so the head cannot look for "the
+    \((u_q^T R_{n-m} u_k)(v_q^T h_m)(v_k^T h_n)\): a number read from the query's vector \(h_m\)
+    times a row that depends only on the query's position \(m\) and the keys. That number only
+    scales or flips the row, so for each query position at most two keys can be the favourite (the
+    row's largest and smallest entries), whatever the letter there; RoPE may move them with \(m\),
+    but here \(u\) sits in the slowest pair and barely does. The head cannot look for "the
     letter I am": it attends to the key with the most extreme scalar whatever the query
     letter. Its induction accuracy is therefore near chance.
 """
