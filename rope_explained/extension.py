@@ -91,7 +91,8 @@ def layer0_kernel(T: int, **config) -> np.ndarray:
 def _kernel(cfg: Config, T: int) -> np.ndarray:
     if cfg.scaling == "dynamic-ntk":  # the frequencies depend on the length
         return _kernel_at(cfg, T)
-    return _kernel_at(cfg, MAX_LETTERS + 1)[:T]  # the same f(delta), read up to T - 1
+    # the same f(delta) at every length: computed for the next power of two, read up to T - 1
+    return _kernel_at(cfg, min(max(1024, 1 << (T - 1).bit_length()), MAX_LETTERS + 1))[:T]
 
 
 @functools.lru_cache(maxsize=32)
@@ -184,23 +185,14 @@ def predict_last_many(texts: list[str], **config) -> tuple[np.ndarray, np.ndarra
 def _predict(cfg: Config, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     P, T = len(texts), len(texts[0]) + 1
     V = len(VOCAB)
-    W = _weights(cfg)
-    L0, L1, out = W.L0, W.L1, W.readout
     theta, af = rope_frequencies(cfg, seq_len=T)
-    # the residual of the start token and of each letter, and what the maps make of them
-    H = embed([BOS, *VOCAB], cfg)  # (27, D): row 0 <s>, then a..z
-    bias, tok = H[0], H[1:] - H[0]  # the bias part, and what each letter adds to it
+    plan = _plan(cfg)
+    L1, out, B = plan["L1"], plan["out"], plan["B"]
+    h1_bias, h1_prev, tok = plan["h1_bias"], plan["h1_prev"], plan["tok"]
+    kb, kt, kp, vb, vt, vp = (plan[k] for k in ("kb", "kt", "kp", "vb", "vt", "vp"))
     idx = np.zeros((P, T), dtype=np.int64)  # 0 for <s>, 1 + letter index
     for p, text in enumerate(texts):
         idx[p, 1:] = np.frombuffer(text.encode(), dtype=np.uint8) - ord("a") + 1
-    h1_bias = bias + L0.W_o @ (L0.W_v @ bias)  # (D,): rows of A0 sum to 1
-    h1_prev = (tok @ L0.W_v.T) @ L0.W_o.T  # (26, D): what A0 @ onehot writes
-    kb, kt, kp = L1.W_k @ h1_bias, tok @ L1.W_k.T, h1_prev @ L1.W_k.T  # (d,), (26, d) x2
-    vb, vt, vp = L1.W_v @ h1_bias, tok @ L1.W_v.T, h1_prev @ L1.W_v.T
-    # A0 @ onehot is needed only through kp, vp and h1_prev: convolve a basis of their columns
-    X = np.hstack([kp, vp, h1_prev])  # (26, 2d + D)
-    basis, sv, _ = np.linalg.svd(X, full_matrices=False)
-    B = basis[:, sv > sv[0] * 1e-13] if sv[0] > 0 else basis[:, :0]  # (26, r)
     zero = np.zeros((1, B.shape[1]))
     UB = np.vstack([zero, B])[idx]  # (P, T, r): onehot @ B, the start token 0
     f = _kernel(cfg, T)
@@ -210,12 +202,8 @@ def _predict(cfg: Config, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     h1_last = h1_bias + gather(tok)[idx[:, -1]] + AUB[:, -1] @ (B.T @ h1_prev)  # (P, D)
     q1_pre = h1_last @ L1.W_q.T  # (P, d)
     # Layer 1, last query: q^T R_{n-m} k summed over the pairs both the query and key can use
-    ia, ib, plain = _pairs(cfg)
-    q_uses = np.any(L1.W_q != 0, axis=1)  # (d,) coordinates the query can fill
-    k_uses = np.any(np.vstack([kb, kt, kp]) != 0, axis=0)  # (d,) ... and the key
-    on = (q_uses[ia] | q_uses[ib]) & (k_uses[ia] | k_uses[ib])  # pairs that can score
-    ia, ib, th = ia[on], ib[on], _layer1_theta(cfg, theta)[on]
-    plain = plain[q_uses[plain] & k_uses[plain]]
+    ia, ib, plain = plan["ia"], plan["ib"], plan["plain"]
+    th = _layer1_theta(cfg, theta)[plan["on"]]
     cols = np.concatenate([ia, ib, plain])
     k1 = kb[cols] + gather(kt[:, cols])[idx] + AUB @ (B.T @ kp[:, cols])  # (P, T, c)
     k_a, k_b, k_p = np.split(k1, [ia.size, 2 * ia.size], axis=2)
@@ -246,6 +234,33 @@ def _pairs(cfg: Config) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     else:
         ia, ib = i, i + r // 2
     return ia, ib, np.arange(r, cfg.d)
+
+
+@functools.lru_cache(maxsize=64)
+def _plan(cfg: Config) -> dict:
+    """What every text's prediction shares: the maps after layer 0 applied to the start token
+    and to each letter, a basis of what layer 0's output feeds, and the pairs layer 1 uses."""
+    W = _weights(cfg)
+    L0, L1 = W.L0, W.L1
+    H = embed([BOS, *VOCAB], cfg)  # (27, D): row 0 <s>, then a..z
+    bias, tok = H[0], H[1:] - H[0]  # the bias part, and what each letter adds to it
+    h1_bias = bias + L0.W_o @ (L0.W_v @ bias)  # (D,): rows of A0 sum to 1
+    h1_prev = (tok @ L0.W_v.T) @ L0.W_o.T  # (26, D): what A0 @ onehot writes
+    kb, kt, kp = L1.W_k @ h1_bias, tok @ L1.W_k.T, h1_prev @ L1.W_k.T  # (d,), (26, d) x2
+    vb, vt, vp = L1.W_v @ h1_bias, tok @ L1.W_v.T, h1_prev @ L1.W_v.T
+    # A0 @ onehot is needed only through kp, vp and h1_prev: convolve a basis of their columns
+    basis, sv, _ = np.linalg.svd(np.hstack([kp, vp, h1_prev]), full_matrices=False)
+    B = basis[:, sv > sv[0] * 1e-13] if sv[0] > 0 else basis[:, :0]  # (26, r)
+    ia, ib, plain = _pairs(cfg)
+    q_uses = np.any(L1.W_q != 0, axis=1)  # (d,) coordinates the query can fill
+    k_uses = np.any(np.vstack([kb, kt, kp]) != 0, axis=0)  # (d,) ... and the key
+    on = (q_uses[ia] | q_uses[ib]) & (k_uses[ia] | k_uses[ib])  # pairs that can score
+    plain = plain[q_uses[plain] & k_uses[plain]]
+    return {
+        "L1": L1, "out": W.readout, "B": B, "h1_bias": h1_bias, "h1_prev": h1_prev, "tok": tok,
+        "kb": kb, "kt": kt, "kp": kp, "vb": vb, "vt": vt, "vp": vp,
+        "ia": ia[on], "ib": ib[on], "on": on, "plain": plain,
+    }  # fmt: skip
 
 
 @functools.lru_cache(maxsize=64)

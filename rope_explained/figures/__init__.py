@@ -68,6 +68,7 @@ MODULES = (
     "notes.open_questions",
     "paper_to_code.roformer",
     "paper_to_code.roformer_exercise",
+    "paper_to_code.context_extension",
     "playground",
 )
 
