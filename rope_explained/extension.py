@@ -38,7 +38,7 @@ from ._checks import (
     show,
 )
 from .embedding import BOS, VOCAB
-from .experiments import InductionPrompt, induction_prompts
+from .experiments import InductionPrompt
 from .model import (
     Config,
     _layer1_theta,
@@ -59,10 +59,7 @@ MAX_PER_DISTANCE = 64
 
 
 def _config(config: dict) -> Config:
-    cfg = make_config(**config)
-    if not cfg.bos:
-        raise ValueError("the fast path needs bos=True (the start token at position 0)")
-    return cfg
+    return make_config(**config)
 
 
 def _check_layer0(cfg: Config, W) -> None:
@@ -126,9 +123,8 @@ def previous_token_profile(T: int, **config) -> tuple[np.ndarray, np.ndarray]:
     T = check_int_range("T", T, 2, MAX_LETTERS + 1)
     cfg = make_config(**config)
     f = _kernel(cfg, T)
-    w = np.exp(f - f.max())
-    Z = np.cumsum(w)  # (T,) Z(m)
-    previous = w[1] / Z[1:]
+    lse = np.logaddexp.accumulate(f)  # (T,) log Z(m), stable for any scores
+    previous = np.exp(f[1] - lse[1:])
     # favourite key of row m: the largest f(delta) for delta <= m (first on ties, as argmax over
     # n picks the smallest n, i.e. the largest delta: take the last maximum of the prefix)
     # the favourite key of row m is the largest f(delta) over delta <= m; on a tie argmax over n
@@ -139,25 +135,40 @@ def previous_token_profile(T: int, **config) -> tuple[np.ndarray, np.ndarray]:
     return previous, back
 
 
-def _causal_conv(w: np.ndarray, U: np.ndarray) -> np.ndarray:
-    """``out[p, m] = sum_{delta <= m} w[delta] U[p, m - delta]`` for ``U`` of shape (P, T, k)."""
-    T = w.size
+def _layer0_mix(f: np.ndarray, U: np.ndarray) -> np.ndarray:
+    r"""``A0 @ U`` for every text: ``out[p, m] = sum_{delta <= m} A0[m, m - delta] U[p, m - delta]``
+    with \(A^{(0)}_{m, m-\delta} = e^{f(\delta)} / \sum_{\delta' \le m} e^{f(\delta')}\),
+    for ``U`` of shape ``(P, T, k)``.
+
+    Rows whose visible weights are all far below the largest weight (a peak further back than
+    the row reaches) are computed directly; the others by one FFT convolution, whose rounding
+    is then small against the row's total.
+    """
+    T = f.size
+    lse = np.logaddexp.accumulate(f)  # (T,) log of each row's total
+    w = np.exp(f - f.max())
+    first = int(np.argmax(lse - f.max() > np.log(1e-3)))  # rows before it: direct
+    out = np.empty(U.shape)
+    for m in range(first):
+        a = np.exp(f[: m + 1] - lse[m])  # (m+1,) weights on delta = 0..m
+        out[:, m] = np.einsum("j,pjk->pk", a, U[:, m::-1])
     n = 1 << (2 * T - 1).bit_length()
-    fw = np.fft.rfft(w, n)
-    fU = np.fft.rfft(U, n, axis=1)
-    return np.fft.irfft(fU * fw[None, :, None], n, axis=1)[:, :T]
+    conv = np.fft.irfft(np.fft.rfft(U, n, axis=1) * np.fft.rfft(w, n)[None, :, None], n, axis=1)
+    out[:, first:] = conv[:, first:T] / np.exp(lse[first:] - f.max())[None, :, None]
+    return out
 
 
 def predict_last_many(texts: list[str], **config) -> tuple[np.ndarray, np.ndarray]:
     r"""The last prediction and the last query's layer-1 attention for texts of one length.
 
     ``texts`` is a list of 1 to :data:`MAX_BATCH` strings of letters a-z, all of the same
-    length (1 to ``MAX_LETTERS``); ``config`` as for :func:`~rope_explained.model.forward`,
-    with ``bos`` True. The numbers are those of :func:`~rope_explained.model.predict_last`
+    length (1 to ``MAX_LETTERS``); ``config`` as for :func:`~rope_explained.model.forward`.
+    The numbers are those of :func:`~rope_explained.model.predict_last`
     (see the module's docstring for how they are computed).
 
     Returns:
-        ``(probs, attention1)``: shapes ``(P, 26)`` and ``(P, T)``, ``T = len(text) + 1``.
+        ``(probs, attention1)``: shapes ``(P, 26)`` and ``(P, T)``, ``T = len(text) + 1`` (the
+        start token included, unless ``bos`` is False).
 
     Examples:
         >>> probs, _ = predict_last_many(["abcab", "xyzxy"])
@@ -183,7 +194,7 @@ def predict_last_many(texts: list[str], **config) -> tuple[np.ndarray, np.ndarra
 
 
 def _predict(cfg: Config, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    P, T = len(texts), len(texts[0]) + 1
+    P, T = len(texts), len(texts[0]) + cfg.bos
     V = len(VOCAB)
     theta, af = rope_frequencies(cfg, seq_len=T)
     plan = _plan(cfg)
@@ -192,12 +203,10 @@ def _predict(cfg: Config, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     kb, kt, kp, vb, vt, vp = (plan[k] for k in ("kb", "kt", "kp", "vb", "vt", "vp"))
     idx = np.zeros((P, T), dtype=np.int64)  # 0 for <s>, 1 + letter index
     for p, text in enumerate(texts):
-        idx[p, 1:] = np.frombuffer(text.encode(), dtype=np.uint8) - ord("a") + 1
+        idx[p, cfg.bos :] = np.frombuffer(text.encode(), dtype=np.uint8) - ord("a") + 1
     zero = np.zeros((1, B.shape[1]))
     UB = np.vstack([zero, B])[idx]  # (P, T, r): onehot @ B, the start token 0
-    f = _kernel(cfg, T)
-    w = np.exp(f - f.max())
-    AUB = _causal_conv(w, UB) / np.cumsum(w)[None, :, None]  # (P, T, r): A0 @ onehot @ B
+    AUB = _layer0_mix(_kernel(cfg, T), UB)  # (P, T, r): A0 @ onehot @ B
     gather = lambda M: np.vstack([np.zeros((1, M.shape[1])), M])  # noqa: E731
     h1_last = h1_bias + gather(tok)[idx[:, -1]] + AUB[:, -1] @ (B.T @ h1_prev)  # (P, D)
     q1_pre = h1_last @ L1.W_q.T  # (P, d)
@@ -210,10 +219,14 @@ def _predict(cfg: Config, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     q_a, q_b, q_p = q1_pre[:, ia], q1_pre[:, ib], q1_pre[:, plain]  # (P, pairs), (P, plain)
     angle = np.outer(np.arange(T, dtype=np.float64) - (T - 1), th)  # (T, pairs): (n - m) theta
     cos, sin = np.cos(angle), np.sin(angle)
-    scores = af * af * (
-        np.einsum("ptj,tj->pt", q_a[:, None] * k_a + q_b[:, None] * k_b, cos)
-        + np.einsum("ptj,tj->pt", q_b[:, None] * k_a - q_a[:, None] * k_b, sin)
-        + np.einsum("ptj,pj->pt", k_p, q_p)
+    scores = (
+        af
+        * af
+        * (
+            np.einsum("ptj,tj->pt", q_a[:, None] * k_a + q_b[:, None] * k_b, cos)
+            + np.einsum("ptj,tj->pt", q_b[:, None] * k_a - q_a[:, None] * k_b, sin)
+            + np.einsum("ptj,pj->pt", k_p, q_p)
+        )
     )  # (P, T)
     e = np.exp(scores - scores.max(axis=1, keepdims=True))
     A1 = e / e.sum(axis=1, keepdims=True)
@@ -346,7 +359,9 @@ def induction_curve(distances, n: int = 8, seed: int = 0, **config) -> np.ndarra
     for g in distances:
         prompts = distance_prompts(g, n, seed)
         probs, _ = _predict(cfg, [p.text for p in prompts])
-        hits = [VOCAB[int(i)] == p.answer for i, p in zip(probs.argmax(axis=1), prompts)]
+        hits = [
+            VOCAB[int(i)] == p.answer for i, p in zip(probs.argmax(axis=1), prompts, strict=True)
+        ]
         acc.append(np.mean(hits))
     return np.array(acc)
 
@@ -365,11 +380,11 @@ def horizon_reached(distances, accuracy, threshold: float = 0.5) -> int:
         raise ValueError(
             f"accuracy must hold {len(distances)} fractions in [0, 1]; got {show(accuracy)}"
         )
-    if any(b <= a for a, b in zip(distances, distances[1:])):
+    if any(b <= a for a, b in zip(distances, distances[1:], strict=False)):
         raise ValueError(f"distances must increase; got {show(distances)}")
     threshold = check_real("threshold", threshold, 0.0, 1.0, lo_open=True)
     reached = 0
-    for g, a in zip(distances, acc):
+    for g, a in zip(distances, acc, strict=True):
         if a < threshold:
             break
         reached = g
@@ -395,13 +410,45 @@ def predicted_horizon(**config) -> float:
     return math.inf if slowest == 0 else step / 2 / slowest
 
 
-def recency_accuracy(near: int = 50, far: int = 400, n: int = 16, seed: int = 0, **config):
-    r"""Prompts ``... A B ... A C ... A`` with two earlier ``A``'s: how often the model
-    continues with the *nearer* one's successor ``C``, and how often with ``B``.
+def recency_prompts(
+    near: int = 50, far: int = 400, n: int = 16, seed: int = 0
+) -> list[tuple[str, str, str]]:
+    r"""Seeded prompts ``A B ... A C ... A`` with two earlier ``A``'s, as
+    ``(text, C, B)``: ``C`` follows the nearer copy, ``B`` the farther one (``B != C``).
 
     The last ``A`` lies ``near`` letters after the second ``A`` and ``far`` letters after the
-    first (``2 <= near``, ``near + 2 <= far <= MAX_LETTERS - 1``); ``B != C``; every other
-    letter is uniform over the 25 letters other than ``A``. ``n`` in ``[1, MAX_BATCH]``.
+    first (``2 <= near``, ``near + 2 <= far <= MAX_LETTERS - 1``); every other letter is uniform
+    over the 25 letters other than ``A``. ``n`` in ``[1, MAX_BATCH]``.
+
+    Examples:
+        >>> text, c, b = recency_prompts(3, 6, n=1)[0]
+        >>> text[0] == text[3] == text[6], text[4] == c, text[1] == b, b != c
+        (True, True, True, True)
+    """
+    near = check_int_range("near", near, 2, MAX_LETTERS - 3)
+    far = check_int_range("far", far, near + 2, MAX_LETTERS - 1)
+    n = check_int_range("n", n, 1, MAX_BATCH)
+    seed = check_seed(seed)
+    rng = np.random.default_rng([seed, near, far])
+    out = []
+    for _ in range(n):
+        a = int(rng.integers(len(VOCAB)))
+        others = [i for i in range(len(VOCAB)) if i != a]
+        letters = [VOCAB[others[j]] for j in rng.integers(len(others), size=far + 1)]
+        second = far - near
+        while letters[second + 1] == letters[1]:
+            letters[second + 1] = VOCAB[others[int(rng.integers(len(others)))]]
+        letters[0] = letters[second] = letters[-1] = VOCAB[a]
+        out.append(("".join(letters), letters[second + 1], letters[1]))
+    return out
+
+
+def recency_accuracy(
+    near: int = 50, far: int = 400, n: int = 16, seed: int = 0, **config
+) -> tuple[float, float]:
+    r"""How often the model continues the :func:`recency_prompts` with ``C``, the nearer
+    copy's successor, and how often with ``B``; the arguments as there, ``config`` as for
+    :func:`predict_last_many`.
 
     Returns:
         ``(fraction C, fraction B)``.
@@ -411,25 +458,10 @@ def recency_accuracy(near: int = 50, far: int = 400, n: int = 16, seed: int = 0,
         >>> c + b <= 1.0
         True
     """
-    near = check_int_range("near", near, 2, MAX_LETTERS - 3)
-    far = check_int_range("far", far, near + 2, MAX_LETTERS - 1)
-    n = check_int_range("n", n, 1, MAX_BATCH)
-    seed = check_seed(seed)
+    prompts = recency_prompts(near, far, n, seed)
     cfg = _config(config)
-    rng = np.random.default_rng([seed, near, far])
-    texts, answers = [], []
-    for _ in range(n):
-        a = int(rng.integers(len(VOCAB)))
-        others = [i for i in range(len(VOCAB)) if i != a]
-        letters = [VOCAB[others[j]] for j in rng.integers(len(others), size=far + 1)]
-        second = far - near
-        while letters[second + 1] == letters[1]:
-            letters[second + 1] = VOCAB[others[int(rng.integers(len(others)))]]
-        letters[0] = letters[second] = letters[-1] = VOCAB[a]
-        texts.append("".join(letters))
-        answers.append((letters[second + 1], letters[1]))
-    probs, _ = _predict(cfg, texts)
+    probs, _ = _predict(cfg, [t for t, _, _ in prompts])
     guess = [VOCAB[int(i)] for i in probs.argmax(axis=1)]
-    c = np.mean([g == ans[0] for g, ans in zip(guess, answers)])
-    b = np.mean([g == ans[1] for g, ans in zip(guess, answers)])
+    c = np.mean([g == p[1] for g, p in zip(guess, prompts, strict=True)])
+    b = np.mean([g == p[2] for g, p in zip(guess, prompts, strict=True)])
     return float(c), float(b)

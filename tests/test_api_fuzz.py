@@ -51,13 +51,24 @@ from rope_explained import (
     embedding,
     examples,
     experiments,
+    extension,
     figures,
     heads,
     model,
     rope,
 )
 
-MODULES = (rope_explained, embedding, rope, conventions, heads, model, experiments, examples)
+MODULES = (
+    rope_explained,
+    embedding,
+    rope,
+    conventions,
+    heads,
+    model,
+    experiments,
+    examples,
+    extension,
+)
 FIGURE_API = (
     "register",
     "get",
@@ -155,6 +166,9 @@ CONFIG_KEYS = {
     "rotary_pct": lambda z: st.sampled_from([1.0] if z.d < 4 else [1.0, 0.5]),
     # a scaling needs a factor and an original length with it: drawn together in test_model
     "scaling": lambda z: st.none(),
+    "unrotated_fast": lambda z: st.integers(0, z.d // 4),
+    "unrotated_slow": lambda z: st.integers(0, z.d // 4),
+    "layer1_rotary": lambda z: st.booleans(),
 }
 #: Valid values by parameter name, given the example's :class:`Dims`.
 VALID = {
@@ -229,6 +243,19 @@ VALID = {
     "n_heads": lambda z: st.just(1),
     "rotary_dims": lambda z: st.none() | st.just(z.d),
     "mask": lambda z: st.none() | st.just(np.tri(z.seq, dtype=bool)),
+    "texts": lambda z: st.integers(1, 20).flatmap(
+        lambda k: st.lists(
+            st.text("abcdefghijklmnopqrstuvwxyz", min_size=k, max_size=k), min_size=1, max_size=3
+        )
+    ),
+    "distance": lambda z: st.integers(2, 60),
+    "low": lambda z: st.integers(2, 50),
+    "high": lambda z: st.integers(60, 400),
+    "count": lambda z: st.integers(2, 6),
+    "accuracy": lambda z: arrays((3,), st.floats(0.0, 1.0)),
+    "threshold": lambda z: st.floats(0.01, 1.0),
+    "near": lambda z: st.integers(2, 6),
+    "far": lambda z: st.integers(8, 40),
 }
 #: Per-callable valid values where the generic ones do not fit together.
 OVERRIDES = {
@@ -264,6 +291,12 @@ OVERRIDES = {
             max_size=z.seq,
         ),
         "positions": lambda z: st.none() | arrays((z.seq,), st.floats(-1e4, 1e4)),
+    },
+    "rope_explained.extension.induction_curve": {
+        "distances": lambda z: st.lists(st.integers(2, 40), min_size=1, max_size=3),
+    },
+    "rope_explained.extension.horizon_reached": {
+        "distances": lambda z: st.just([3, 5, 9]),
     },
     "rope_explained.experiments.semantic_head_experiment": {
         "d": lambda z: st.just(32),

@@ -17,8 +17,8 @@ from ...extension import (
     distance_prompts,
     horizon_reached,
     induction_curve,
-    predicted_horizon,
     predict_last_many,
+    predicted_horizon,
     previous_token_profile,
     recency_accuracy,
     sweep_distances,
@@ -60,7 +60,9 @@ def settings(method: str | None, factor: float | None) -> dict:
 def distances() -> list[int]:
     """The sweep's distances, with 2x and 4x the predicted original horizon among them."""
     table = table_distances()
-    sweep = [g for g in sweep_distances(LOW, HIGH, COUNT) if min(abs(g / t - 1) for t in table) > 0.03]
+    sweep = [
+        g for g in sweep_distances(LOW, HIGH, COUNT) if min(abs(g / t - 1) for t in table) > 0.03
+    ]
     return sorted({*sweep, *table})
 
 
@@ -481,7 +483,7 @@ def ctx_first_failure() -> str:
     """The first sampled distance at which the unscaled model fails."""
     st = study()
     D, curve = st["distances"], st["rows"][None, None]["curve"]
-    return f"{next(g for g, a in zip(D, curve) if a < 0.5):,}"
+    return f"{next(g for g, a in zip(D, curve, strict=True) if a < 0.5):,}"
 
 
 @value("ctx-previous-at")
@@ -546,7 +548,7 @@ def ctx_dynamic_2_failure() -> str:
     """The sampled distance at which dynamic NTK at factor 2 fails."""
     st = study()
     curve = st["rows"]["dynamic-ntk", 2.0]["curve"]
-    return f"{next(g for g, a in zip(st['distances'], curve) if a < 0.5):,}"
+    return f"{next(g for g, a in zip(st['distances'], curve, strict=True) if a < 0.5):,}"
 
 
 @value("ctx-ablation-threshold")
