@@ -181,7 +181,7 @@ class Trace:
     | `tokens` | T | the tokens, `"<s>"` first when `config.bos` |
     | `positions` | (T,) | the position of each token, \(m = 0, 1, \ldots, T-1\) unless given |
     | `mask` | (T, T) | True where query \(m\) may see key \(n\) (causal: \(n \le m\)) |
-    | `theta` | (r/2,) | the frequencies the rotary part of each head turns by |
+    | `theta` | (r/2,) | rotary frequencies (layer 1 turns by 0 if not `layer1_rotary`) |
     | `attention_factor` | | the factor on queries and keys (YaRN's, else 1) |
     | `weights` | | the :class:`~rope_explained.heads.Weights` (`L0`, `L1`, `readout`) |
     | `h0` | (T, D) | \(h^{(0)}_m = [1; E[t_m]; 0; 0]\) |
