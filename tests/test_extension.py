@@ -157,7 +157,7 @@ def test_table_previous_token_columns(method):
 
 
 @pytest.mark.parametrize(
-    "method, s, column", [("yarn", 4.0, 0), ("linear", 2.0, 0), ("llama3", 2.0, 1)]
+    "method, s, column", [("yarn", 4.0, 0), ("linear", 2.0, 0), ("llama3", 2.0, 0)]
 )
 def test_table_accuracies_through_predict_last(method, s, column):
     g = page.table_distances()[column]
@@ -222,9 +222,13 @@ def test_yarn_factor_is_a_sharpness_and_leaves_the_horizon():
     want = 10 * np.cos(delta[..., None] * new - theta).sum(axis=-1)  # no kappa
     np.testing.assert_allclose(undone.scores0, want, atol=1e-9)
     D = page.distances()
-    without = X.induction_curve(D, page.PER_DISTANCE, page.SEED, **cfg, alpha=10 / kappa**2,
-                                beta=1000 / kappa**2)  # fmt: skip
-    assert X.horizon_reached(D, without) == page.study()["rows"]["yarn", s]["horizon"]
+    for f in page.FACTORS:
+        k2 = (0.1 * math.log(f) + 1) ** 2
+        without = X.induction_curve(
+            D, page.PER_DISTANCE, page.SEED, **page.settings("yarn", f), alpha=10 / k2,
+            beta=1000 / k2,
+        )  # fmt: skip
+        assert X.horizon_reached(D, without) == page.study()["rows"]["yarn", f]["horizon"]
     with_f, without_f = page.match_weight(s, True), page.match_weight(s, False)
     edge = (without_f < 0.9) & (without_f > 0.01)
     assert edge.any() and np.all(with_f[edge] > without_f[edge])
@@ -278,11 +282,11 @@ def test_layer1_without_rope_has_no_horizon_and_no_order():
             for text, nearer, _ in prompts
         )
         assert value(f"ctx-recency-{vid}") == str(c)
-    # without RoPE the two copies tie: the last query weighs them equally
+    # without RoPE the two copies nearly tie: the last query splits its weight between them
     text, _, _ = X.recency_prompts(50, 400, 1, 0)[0]
     A1 = last(text, (("layer1_rotary", False),)).attention1
     first, second = 2, 400 - 50 + 2  # keys after each earlier A (<s> is position 0)
-    assert A1[first] == pytest.approx(A1[second], rel=1e-12)
+    assert abs(A1[first] - A1[second]) < 0.01 and A1[first] + A1[second] > 0.99
 
 
 # --- bad input --------------------------------------------------------------------------------
@@ -316,7 +320,6 @@ def test_bad_settings_name_the_setting(settings, name):
         (lambda: X.previous_token_profile(1), "T"),
         (lambda: X.predict_last_many(["ab", "abc"]), "texts"),
         (lambda: X.predict_last_many([]), "texts"),
-        (lambda: X.predict_last_many(["ab"], bos=False), "bos"),
         (lambda: X.distance_prompts(1), "distance"),
         (lambda: X.sweep_distances(100, 50), "high"),
         (lambda: X.induction_curve([5, 2.5]), "distances"),

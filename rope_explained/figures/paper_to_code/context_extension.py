@@ -219,8 +219,11 @@ def methods_figure():
     for ax in axes[0::2]:
         ax.set_ylabel("accuracy")
     axes[-1].axis("off")
+    for ax in axes[:3]:
+        ax.set_xlabel("")
     for ax in axes[3:5]:
         ax.xaxis.set_tick_params(labelbottom=True)
+        ax.set_xlabel("distance between the A's (tokens)")
     return fig
 
 
