@@ -166,8 +166,8 @@ CONFIG_KEYS = {
     "rotary_pct": lambda z: st.sampled_from([1.0] if z.d < 4 else [1.0, 0.5]),
     # a scaling needs a factor and an original length with it: drawn together in test_model
     "scaling": lambda z: st.none(),
-    "unrotated_fast": lambda z: st.integers(0, z.d // 4),
-    "unrotated_slow": lambda z: st.integers(0, z.d // 4),
+    "unrotated_fast": lambda z: st.integers(0, z.d // 8),  # with unrotated_slow: <= r/2
+    "unrotated_slow": lambda z: st.integers(0, z.d // 8),
     "layer1_rotary": lambda z: st.booleans(),
 }
 #: Valid values by parameter name, given the example's :class:`Dims`.
