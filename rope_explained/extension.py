@@ -32,6 +32,7 @@ import numpy as np
 
 from ._checks import (
     MAX_LETTERS,
+    check_array,
     check_int_range,
     check_real,
     check_seed,
@@ -375,8 +376,8 @@ def horizon_reached(distances, accuracy, threshold: float = 0.5) -> int:
         200
     """
     distances = _check_distances(distances)
-    acc = np.asarray(accuracy, dtype=np.float64)
-    if acc.shape != (len(distances),) or not np.all((acc >= 0) & (acc <= 1)):
+    acc = check_array("accuracy", accuracy, shape=(len(distances),))
+    if not np.all((acc >= 0) & (acc <= 1)):
         raise ValueError(
             f"accuracy must hold {len(distances)} fractions in [0, 1]; got {show(accuracy)}"
         )

@@ -295,6 +295,18 @@ OVERRIDES = {
     "rope_explained.extension.induction_curve": {
         "distances": lambda z: st.lists(st.integers(2, 40), min_size=1, max_size=3),
     },
+    "rope_explained.extension.recency_prompts": {
+        "near": lambda z: st.integers(2, 4),
+        "far": lambda z: st.integers(6, 40),
+    },
+    "rope_explained.extension.recency_accuracy": {
+        "near": lambda z: st.integers(2, 4),
+        "far": lambda z: st.integers(6, 40),
+    },
+    "rope_explained.extension.sweep_distances": {
+        "low": lambda z: st.integers(2, 50),
+        "high": lambda z: st.integers(60, 400),
+    },
     "rope_explained.extension.horizon_reached": {
         "distances": lambda z: st.just([3, 5, 9]),
     },
