@@ -102,6 +102,11 @@ class Config:
     scaling: str | None = None  # None or one of rope.SCALING_METHODS
     factor: float | None = None  # the extension s, in [1, 1e6]
     original_max_position: int | None = None  # L, the context built for, in [1, 10**9]
+    # Ablations (the page on context extension). The weights stay as built; pairs of the
+    # rotary part stop turning (theta_i = 0 in both layers), or layer 1 stops turning at all.
+    unrotated_fast: int = 0  # the fastest k rotary pairs do not turn, k in [0, r/2]
+    unrotated_slow: int = 0  # the slowest k rotary pairs do not turn, k in [0, r/2]
+    layer1_rotary: bool = True  # False: layer 1 runs without RoPE (layer 0 keeps it)
 
     def __post_init__(self) -> None:
         check_model_dims(self.d, self.D)
@@ -122,6 +127,15 @@ class Config:
                 f"rotary_pct must make int(d * rotary_pct) an even number >= 2; got "
                 f"rotary_pct={self.rotary_pct!r} with d={self.d} ({r} coordinates)"
             )
+        half = r // 2
+        check_int_range("unrotated_fast", self.unrotated_fast, 0, half)
+        check_int_range("unrotated_slow", self.unrotated_slow, 0, half)
+        if self.unrotated_fast + self.unrotated_slow > half:
+            raise ValueError(
+                f"unrotated_fast + unrotated_slow must be at most the {half} rotary pairs; got "
+                f"{self.unrotated_fast} + {self.unrotated_slow}"
+            )
+        check_bool("layer1_rotary", self.layer1_rotary)
         if self.scaling is None:
             for name in ("factor", "original_max_position"):
                 if getattr(self, name) is not None:
@@ -167,7 +181,7 @@ class Trace:
     | `tokens` | T | the tokens, `"<s>"` first when `config.bos` |
     | `positions` | (T,) | the position of each token, \(m = 0, 1, \ldots, T-1\) unless given |
     | `mask` | (T, T) | True where query \(m\) may see key \(n\) (causal: \(n \le m\)) |
-    | `theta` | (r/2,) | the frequencies the rotary part of each head turns by |
+    | `theta` | (r/2,) | rotary frequencies (layer 1 turns by 0 if not `layer1_rotary`) |
     | `attention_factor` | | the factor on queries and keys (YaRN's, else 1) |
     | `weights` | | the :class:`~rope_explained.heads.Weights` (`L0`, `L1`, `readout`) |
     | `h0` | (T, D) | \(h^{(0)}_m = [1; E[t_m]; 0; 0]\) |
@@ -412,18 +426,30 @@ def rope_frequencies(config: Config, seq_len: int) -> tuple[np.ndarray, float]:
 
     Without a scaling these are ``frequencies(rotary_dims, base)`` and 1; with one, what
     :func:`~rope_explained.rope.scaled_frequencies` gives (``"dynamic-ntk"`` depends on
-    ``seq_len``).
+    ``seq_len``). The ``unrotated_fast`` fastest and ``unrotated_slow`` slowest pairs then get
+    frequency 0: they do not turn.
     """
     if not isinstance(config, Config):
         raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
     seq_len = check_int_range("seq_len", seq_len, 1, 10**9)
     c = config
     if c.scaling is None:
-        return frequencies(c.rotary_dims, c.base), 1.0
-    return scaled_frequencies(
-        c.rotary_dims, base=c.base, method=c.scaling, factor=c.factor,
-        original_max_position=c.original_max_position, seq_len=seq_len,
-    )  # fmt: skip
+        theta, af = frequencies(c.rotary_dims, c.base), 1.0
+    else:
+        theta, af = scaled_frequencies(
+            c.rotary_dims, base=c.base, method=c.scaling, factor=c.factor,
+            original_max_position=c.original_max_position, seq_len=seq_len,
+        )  # fmt: skip
+    if c.unrotated_fast or c.unrotated_slow:
+        theta = np.array(theta)
+        theta[: c.unrotated_fast] = 0.0
+        theta[theta.size - c.unrotated_slow :] = 0.0
+    return theta, af
+
+
+def _layer1_theta(config: Config, theta: np.ndarray) -> np.ndarray:
+    """The frequencies layer 1 turns by: ``theta``, or zeros when ``layer1_rotary`` is False."""
+    return theta if config.layer1_rotary else np.zeros_like(theta)
 
 
 def rotate(x: np.ndarray, positions: np.ndarray, config: Config, theta: np.ndarray) -> np.ndarray:
@@ -540,8 +566,9 @@ def forward_tokens(
     # Layer 1: induction head (or the rank-1 construction)
     k1_pre = h1 @ L1.W_k.T  # (T, d)
     q1_pre = h1 @ L1.W_q.T  # (T, d)
-    k1 = af * rotate(k1_pre, n, cfg, theta)  # (T, d)
-    q1 = af * rotate(q1_pre, m, cfg, theta)  # (T, d)
+    theta1 = _layer1_theta(cfg, theta)  # theta, or zeros when layer 1 has no RoPE
+    k1 = af * rotate(k1_pre, n, cfg, theta1)  # (T, d)
+    q1 = af * rotate(q1_pre, m, cfg, theta1)  # (T, d)
     scores1 = q1 @ k1.T  # (T, T)
     A1 = causal_softmax(scores1, mask)  # (T, T)
     v1 = h1 @ L1.W_v.T  # (T, d)
@@ -664,8 +691,9 @@ def predict_last(text: str, **config) -> LastPosition:
         previous[queries - 1] = A[queries - start, queries - 1]
     h1 = h0 + o0 @ L0.W_o.T  # (T, D)
     # Layer 1 and the readout: the last query only
-    k1 = af * rotate(h1 @ L1.W_k.T, n, cfg, theta)  # (T, d)
-    q1 = af * rotate(h1[-1:] @ L1.W_q.T, m[-1:], cfg, theta)  # (1, d)
+    theta1 = _layer1_theta(cfg, theta)
+    k1 = af * rotate(h1 @ L1.W_k.T, n, cfg, theta1)  # (T, d)
+    q1 = af * rotate(h1[-1:] @ L1.W_q.T, m[-1:], cfg, theta1)  # (1, d)
     A1 = _causal_softmax_rows(q1 @ k1.T, T - 1)[0]  # (T,) the last row of A^(1)
     h2 = h1[-1] + (A1 @ (h1 @ L1.W_v.T)) @ L1.W_o.T  # (D,)
     probs = softmax(h2 @ out.W_out.T + out.b_out)  # (V,)

@@ -51,6 +51,7 @@ from rope_explained import (
     embedding,
     examples,
     experiments,
+    extension,
     figures,
     heads,
     model,
@@ -61,7 +62,7 @@ from rope_explained import (
 
 MODULES = (
     rope_explained, embedding, rope, conventions, heads, model, experiments, examples,
-    real_models, sinusoidal,
+    real_models, sinusoidal, extension,
 )  # fmt: skip
 FIGURE_API = (
     "register",
@@ -165,6 +166,9 @@ CONFIG_KEYS = {
     "rotary_pct": lambda z: st.sampled_from([1.0] if z.d < 4 else [1.0, 0.5]),
     # a scaling needs a factor and an original length with it: drawn together in test_model
     "scaling": lambda z: st.none(),
+    "unrotated_fast": lambda z: st.integers(0, z.d // 8),  # with unrotated_slow: <= r/2
+    "unrotated_slow": lambda z: st.integers(0, z.d // 8),
+    "layer1_rotary": lambda z: st.booleans(),
 }
 #: Valid values by parameter name, given the example's :class:`Dims`.
 VALID = {
@@ -244,6 +248,19 @@ VALID = {
     "variant": lambda z: st.sampled_from(real_models.PARTIAL_VARIANTS),
     "query_letter": lambda z: st.sampled_from(embedding.VOCAB),
     "key_letter": lambda z: st.sampled_from(embedding.VOCAB),
+    "texts": lambda z: st.integers(1, 20).flatmap(
+        lambda k: st.lists(
+            st.text("abcdefghijklmnopqrstuvwxyz", min_size=k, max_size=k), min_size=1, max_size=3
+        )
+    ),
+    "distance": lambda z: st.integers(2, 60),
+    "low": lambda z: st.integers(2, 50),
+    "high": lambda z: st.integers(60, 400),
+    "count": lambda z: st.integers(2, 6),
+    "accuracy": lambda z: arrays((3,), st.floats(0.0, 1.0)),
+    "threshold": lambda z: st.floats(0.01, 1.0),
+    "near": lambda z: st.integers(2, 6),
+    "far": lambda z: st.integers(8, 40),
 }
 #: Texts of at least two letters (the experiments measure attention one step back).
 TWO_LETTERS = {"text": lambda z: st.text("abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=30)}
@@ -284,6 +301,24 @@ OVERRIDES = {
     },
     "rope_explained.real_models.convention_experiment": TWO_LETTERS,
     "rope_explained.real_models.partial_rotary_sweep": TWO_LETTERS,
+    "rope_explained.extension.induction_curve": {
+        "distances": lambda z: st.lists(st.integers(2, 40), min_size=1, max_size=3),
+    },
+    "rope_explained.extension.recency_prompts": {
+        "near": lambda z: st.integers(2, 4),
+        "far": lambda z: st.integers(6, 40),
+    },
+    "rope_explained.extension.recency_accuracy": {
+        "near": lambda z: st.integers(2, 4),
+        "far": lambda z: st.integers(6, 40),
+    },
+    "rope_explained.extension.sweep_distances": {
+        "low": lambda z: st.integers(2, 50),
+        "high": lambda z: st.integers(60, 400),
+    },
+    "rope_explained.extension.horizon_reached": {
+        "distances": lambda z: st.just([3, 5, 9]),
+    },
     "rope_explained.experiments.semantic_head_experiment": {
         "d": lambda z: st.just(32),
         "D": lambda z: st.just(64),

@@ -16,7 +16,7 @@ from rope_explained import (
     rotation_matrix,
     scaled_frequencies,
 )
-from rope_explained.rope import CACHE_BYTES, cos_sin_table
+from rope_explained.rope import CACHE_BYTES, cos_sin_table, yarn_keep
 
 dims = st.sampled_from([2, 4, 8, 16, 64, 128])
 positions = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False, allow_infinity=False)
@@ -347,3 +347,169 @@ def test_cos_sin_cache_is_bounded_in_bytes():
     assert big[0].shape == (2**17, 64) and cos_sin_table.cache_info() == before
     cos_sin_table.cache_clear()
     assert cos_sin_table.cache_info() == (0, 0)
+
+
+# --- context extension against transcriptions of the published formulas ----------------------
+# Each reference below is written from its source, loop by loop, independently of the package:
+# Position Interpolation (Chen et al. 2023, arXiv:2306.15595, eq. 4), NTK-aware (YaRN paper,
+# arXiv:2309.00071 v2, eqs. 14-16), dynamic NTK (Hugging Face's _compute_dynamic_ntk_parameters),
+# YaRN (Hugging Face's _compute_yarn_parameters; the paper's eqs. 17-20 for the paper's ramp) and
+# Llama 3.1 (the first published apply_scaling of meta-llama/llama-models, a loop over
+# frequencies).
+
+
+def _inv_freq(d, base):
+    return np.array([1.0 / base ** (j / d) for j in range(0, d, 2)])
+
+
+def _pi_reference(d, base, s):
+    # f'(x, m) = f(x, m L / L'): rotating position m by theta is rotating m / s by theta
+    return np.array([t / s for t in _inv_freq(d, base)])
+
+
+def _ntk_reference(d, base, s):
+    b = base * s ** (d / (d - 2))
+    return np.array([b ** (-2 * i / d) for i in range(d // 2)])
+
+
+def _dynamic_reference(d, base, s, L, seq_len):
+    seq_len = seq_len if seq_len > L else L
+    b = base * ((s * seq_len / L) - (s - 1)) ** (d / (d - 2))
+    return _inv_freq(d, b)
+
+
+def _yarn_hf_reference(d, base, s, L, beta_fast=32, beta_slow=1):
+    def find_correction_dim(num_rotations):
+        return (d * math.log(L / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    low = max(math.floor(find_correction_dim(beta_fast)), 0)
+    high = min(math.ceil(find_correction_dim(beta_slow)), d - 1)
+    if low == high:
+        high += 0.001
+    ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0, 1)
+    extrapolation_factor = 1 - ramp
+    pos_freqs = np.array([base ** (j / d) for j in range(0, d, 2)])
+    inv_extra, inv_inter = 1.0 / pos_freqs, 1.0 / (s * pos_freqs)
+    inv = inv_inter * (1 - extrapolation_factor) + inv_extra * extrapolation_factor
+    return inv, 0.1 * math.log(s) + 1.0
+
+
+def _yarn_paper_reference(d, base, s, L, alpha=1.0, beta=32.0):
+    out = []
+    for i in range(d // 2):
+        theta = base ** (-2 * i / d)
+        r = L / (2 * math.pi / theta)  # eq. 17 (with b: NTK-by-parts keeps the base)
+        gamma = 0.0 if r < alpha else 1.0 if r > beta else (r - alpha) / (beta - alpha)  # eq. 18
+        out.append((1 - gamma) * theta / s + gamma * theta)  # eq. 20
+    return np.array(out)
+
+
+def _llama3_reference(freqs, scale_factor, low_freq_factor, high_freq_factor, old_context_len):
+    low_freq_wavelen = old_context_len / low_freq_factor
+    high_freq_wavelen = old_context_len / high_freq_factor
+    new_freqs = []
+    for freq in freqs:
+        wavelen = 2 * math.pi / freq
+        if wavelen < high_freq_wavelen:
+            new_freqs.append(freq)
+        elif wavelen > low_freq_wavelen:
+            new_freqs.append(freq / scale_factor)
+        else:
+            smooth = (old_context_len / wavelen - low_freq_factor) / (
+                high_freq_factor - low_freq_factor
+            )
+            new_freqs.append((1 - smooth) * freq / scale_factor + smooth * freq)
+    return np.array(new_freqs)
+
+
+EXTENSION_CASES = [
+    (64, 10000.0, 1024),
+    (128, 10000.0, 4096),
+    (128, 500000.0, 8192),
+    (16, 100.0, 64),
+]
+
+
+@pytest.mark.parametrize("d, base, L", EXTENSION_CASES)
+@pytest.mark.parametrize("s", [1.0, 2.0, 4.0, 8.0, 3.5])
+def test_every_method_matches_its_published_formula(d, base, L, s):
+    def ours(method, **kw):
+        return scaled_frequencies(
+            d, base=base, method=method, factor=s, original_max_position=L, **kw
+        )
+
+    np.testing.assert_allclose(ours("linear")[0], _pi_reference(d, base, s), rtol=1e-12)
+    np.testing.assert_allclose(ours("ntk")[0], _ntk_reference(d, base, s), rtol=1e-12)
+    for seq_len in (1, L // 2, L, L + 1, 3 * L):
+        np.testing.assert_allclose(
+            ours("dynamic-ntk", seq_len=seq_len)[0],
+            _dynamic_reference(d, base, s, L, seq_len),
+            rtol=1e-12,
+        )
+    f, att = ours("yarn")
+    ref, ref_att = _yarn_hf_reference(d, base, s, L)
+    np.testing.assert_allclose(f, ref, rtol=1e-12)
+    assert att == pytest.approx(ref_att, rel=1e-15)
+    keep = yarn_keep(d, base=base, original_max_position=L, ramp="paper")
+    theta = frequencies(d, base)
+    np.testing.assert_allclose(
+        (1 - keep) * theta / s + keep * theta, _yarn_paper_reference(d, base, s, L), rtol=1e-12
+    )
+    for lo, hi in ((1.0, 4.0), (2.0, 8.0)):
+        np.testing.assert_allclose(
+            ours("llama3", low_freq_factor=lo, high_freq_factor=hi)[0],
+            _llama3_reference(theta, s, lo, hi, L),
+            rtol=1e-12,
+        )
+
+
+def test_llama31_published_settings():
+    """Llama 3.1: head 128, base 500000, L = 8192, s = 8: 29 pairs kept, 29 divided, 6 blended."""
+    theta = frequencies(128, 500000.0)
+    f, att = scaled_frequencies(
+        128, base=500000.0, method="llama3", factor=8.0, original_max_position=8192
+    )
+    assert att == 1.0
+    assert int(np.sum(f == theta)) == 29
+    assert int(np.sum(np.isclose(f, theta / 8, rtol=1e-14))) == 29
+    assert int(np.sum((f < theta) & (f > theta / 8))) == 6
+
+
+@pytest.mark.parametrize("s", [1.0, 2.0, 8.0])
+@pytest.mark.parametrize("seq_len", [1, 100, 1023, 1024])
+def test_dynamic_ntk_is_no_scaling_within_the_original_context(s, seq_len):
+    f, att = scaled_frequencies(
+        64, method="dynamic-ntk", factor=s, original_max_position=1024, seq_len=seq_len
+    )
+    np.testing.assert_array_equal(f, frequencies(64))
+    assert att == 1.0
+    longer, _ = scaled_frequencies(
+        64, method="dynamic-ntk", factor=s, original_max_position=1024, seq_len=1025
+    )
+    assert s == 1.0 or longer[-1] < f[-1]
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"factor": 0.99}, "factor"),
+        ({"factor": float("nan")}, "factor"),
+        ({"factor": float("inf")}, "factor"),
+        ({"factor": None}, "factor"),
+        ({"original_max_position": 0}, "original_max_position"),
+        ({"original_max_position": -4}, "original_max_position"),
+        ({"original_max_position": 1.5}, "original_max_position"),
+        ({"original_max_position": True}, "original_max_position"),
+        ({"original_max_position": float("nan")}, "original_max_position"),
+        ({"seq_len": 0}, "seq_len"),
+        ({"seq_len": -1}, "seq_len"),
+        ({"seq_len": 2.5}, "seq_len"),
+        ({"method": "dynamic-ntk", "seq_len": None}, "seq_len"),
+        ({"method": "llama3", "low_freq_factor": 4.0, "high_freq_factor": 1.0}, "freq_factor"),
+        ({"method": "yarn", "beta_fast": 1.0, "beta_slow": 32.0}, "beta_fast"),
+    ],
+)
+def test_bad_scaling_settings_name_the_setting(kwargs, name):
+    args = {"method": "dynamic-ntk", "factor": 2.0, "original_max_position": 64, "seq_len": 8}
+    with pytest.raises(ValueError, match=name):
+        scaled_frequencies(16, **{**args, **kwargs})

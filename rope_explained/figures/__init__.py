@@ -71,6 +71,7 @@ MODULES = (
     "real_models.deriving_rope",
     "real_models.conventions",
     "real_models.partial_rotary",
+    "paper_to_code.context_extension",
     "playground",
 )
 

@@ -1,0 +1,74 @@
+"""Time and peak memory of the full forward pass against the prediction paths, in one run.
+
+Usage: ``python benchmarks/bench_predict_last.py``. For T = 1,024, 4,096 and 8,192 letters it
+prints the time (best of a few calls) and the peak memory (``tracemalloc``, which sees numpy's
+allocations, in a separate call) of
+
+* ``forward``: the full trace, four T x T matrices;
+* ``predict_last``: the last prediction only, layer 0 a block of rows at a time;
+* ``extension.predict_last_many``: the same numbers from the layer-0 distance kernel and an FFT
+  (one text), the path the context-extension page's sweeps use; it keeps the layer-0 kernel of
+  a setting between calls, so a second row shows it with nothing kept.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+import tracemalloc
+
+import numpy as np
+
+from rope_explained import VOCAB, extension, forward, predict_last
+from rope_explained.extension import predict_last_many
+
+
+def best_of(fn, repeat: int) -> float:
+    """The fastest of ``repeat`` timed calls, in seconds (the least disturbed by other load)."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def peak_bytes(fn) -> int:
+    """The most memory numpy and Python held at once during one call, above what was held."""
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak - base
+
+
+def cold_kernel(text: str) -> None:
+    """The kernel path with nothing kept from an earlier call (weights, kernel, plan)."""
+    for cached in (extension._kernel_at, extension._plan, extension._weights):
+        cached.cache_clear()
+    predict_last_many([text])
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}")
+    print(f"{'what':<34}{'T':>7}{'seconds':>10}{'peak MiB':>11}")
+    for T in (1024, 4096, 8192):
+        text = "".join(rng.choice(list(VOCAB), size=T))
+        paths = [
+            ("forward (full trace)", lambda text=text: forward(text), 1 if T > 1024 else 3),
+            ("predict_last", lambda text=text: predict_last(text), 1 if T > 1024 else 3),
+            ("extension.predict_last_many", lambda text=text: predict_last_many([text]), 3),
+            ("  the same, its kernel recomputed", lambda text=text: cold_kernel(text), 3),
+        ]
+        for name, fn, repeat in paths:
+            fn()  # warm: weights, cos/sin tables
+            seconds = best_of(fn, repeat)
+            mib = peak_bytes(fn) / 2**20
+            print(f"{name:<34}{T:>7,}{seconds:>10.3f}{mib:>11.1f}")
+
+
+if __name__ == "__main__":
+    main()

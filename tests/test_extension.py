@@ -1,0 +1,341 @@
+"""Context extension: the fast paths against forward, and the page's numbers recomputed.
+
+The page (docs/paper-to-code/context-extension.md) reads its numbers from
+rope_explained.figures.paper_to_code.context_extension, which computes them through
+rope_explained.extension (a distance kernel and an FFT for layer 0). Here they are computed
+again another way: through predict_last and forward (which hold layer 0 as rows of a pattern),
+or from the formulas in numpy.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import pytest
+
+from rope_explained import extension as X
+from rope_explained.embedding import VOCAB
+from rope_explained.figures.paper_to_code import context_extension as page
+from rope_explained.model import Config, forward, predict_last
+from rope_explained.rope import frequencies, scaled_frequencies
+
+L = page.L
+SETTINGS = [
+    {},
+    {"scaling": "linear", "factor": 2.0, "original_max_position": 64},
+    {"scaling": "ntk", "factor": 4.0, "original_max_position": 64},
+    {"scaling": "dynamic-ntk", "factor": 4.0, "original_max_position": 64},
+    {"scaling": "yarn", "factor": 8.0, "original_max_position": 64},
+    {"scaling": "llama3", "factor": 8.0, "original_max_position": 64},
+    {"unrotated_fast": 2},
+    {"unrotated_slow": 3, "scaling": "yarn", "factor": 2.0, "original_max_position": 32},
+    {"layer1_rotary": False},
+    {"layout": "half", "rotary_pct": 0.5, "alpha": 3.0},
+]
+
+
+def value(value_id: str) -> str:
+    from rope_explained import figures
+
+    figures.load_all()
+    return figures.VALUES[value_id].compute()
+
+
+@functools.cache
+def last(text: str, items: tuple) -> object:
+    return predict_last(text, **dict(items))
+
+
+# --- the prediction paths agree -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("config", SETTINGS, ids=lambda c: ",".join(map(str, c.values())) or "none")
+def test_fast_paths_agree_with_forward(config):
+    texts = [p.text for p in X.distance_prompts(150, n=2, seed=3)]
+    probs, A1 = X.predict_last_many(texts, **config)
+    previous, back = X.previous_token_profile(len(texts[0]) + 1, **config)
+    for p, text in enumerate(texts):
+        tr = forward(text, **config)
+        lp = predict_last(text, **config)
+        # predict_last against forward, to 1e-12
+        np.testing.assert_allclose(lp.probs, tr.probs[-1], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(lp.attention1, tr.A1[-1], rtol=0, atol=1e-12)
+        T = len(tr.tokens)
+        np.testing.assert_allclose(
+            lp.previous, tr.A0[np.arange(1, T), np.arange(T - 1)], atol=1e-12
+        )
+        np.testing.assert_array_equal(lp.peak, np.argmax(tr.A0, axis=1))
+        # the kernel path against both
+        np.testing.assert_allclose(probs[p], tr.probs[-1], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(A1[p], tr.A1[-1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(previous, lp.previous, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(back, np.arange(T) - lp.peak)
+
+
+def test_kernel_path_agrees_with_predict_last_past_the_original_context():
+    """At 1,200 letters every method of the page scales (dynamic NTK too: 1,201 > L)."""
+    texts = [p.text for p in X.distance_prompts(1200, n=1, seed=5)]
+    for method in ("dynamic-ntk", "yarn"):
+        cfg = page.settings(method, 4.0)
+        probs, A1 = X.predict_last_many(texts, **cfg)
+        for p, text in enumerate(texts):
+            lp = last(text, tuple(cfg.items()))
+            np.testing.assert_allclose(probs[p], lp.probs, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(A1[p], lp.attention1, rtol=0, atol=1e-12)
+
+
+def test_layer0_kernel_is_the_sum_of_cosines():
+    """f(delta) = kappa^2 alpha sum_i cos(delta theta'_i - theta_i), from the frequencies."""
+    cfg = Config()
+    theta = frequencies(cfg.d, cfg.base)
+    for method in (None, *page.METHODS):
+        settings = page.settings(method, 4.0)
+        T = 3000
+        if method is None:
+            new, kappa = theta, 1.0
+        else:
+            new, kappa = scaled_frequencies(
+                cfg.d, method=method, factor=4.0, original_max_position=L, seq_len=T
+            )
+        delta = np.arange(T)[:, None]
+        want = kappa**2 * cfg.alpha * np.cos(delta * new - theta).sum(axis=1)
+        np.testing.assert_allclose(X.layer0_kernel(T, **settings), want, rtol=0, atol=1e-9)
+
+
+# --- section 1: the horizon -----------------------------------------------------------------
+
+
+def test_predicted_horizon_from_the_formula():
+    theta_last = 10000.0 ** (-62 / 64)
+    assert value("ctx-predicted-horizon") == f"{math.pi / 26 / theta_last:.0f}"
+    assert value("ctx-predicted-horizon") == "906"  # the induction-head page's number
+
+
+def test_measured_horizon_through_predict_last():
+    D, curve = page.distances(), page.study()["rows"][None, None]["curve"]
+    reached = int(value("ctx-measured-horizon").replace(",", ""))
+    first_failure = int(value("ctx-first-failure").replace(",", ""))
+    assert D[D.index(reached) + 1] == first_failure
+    for g, ok in ((reached, True), (first_failure, False)):
+        prompts = X.distance_prompts(g, page.PER_DISTANCE, page.SEED)
+        hits = [last(p.text, ()).prediction == p.answer for p in prompts]
+        assert bool(np.mean(hits) >= 0.5) is ok
+    # "right up to the horizon, nearly none from the next sampled distance on"
+    assert np.all(curve[: D.index(reached) + 1] == 1.0)
+    assert np.all(curve[D.index(first_failure) :] <= 1 / 3)
+
+
+# --- section 2 and 4: the methods -----------------------------------------------------------
+
+
+def _numpy_previous(method, s, T=page.PREVIOUS_AT):
+    """Layer 0's last row from the sum of cosines, softmax in numpy."""
+    cfg = Config()
+    theta = frequencies(cfg.d, cfg.base)
+    if method is None:
+        new, kappa = theta, 1.0
+    else:
+        new, kappa = scaled_frequencies(
+            cfg.d, method=method, factor=s, original_max_position=L, seq_len=T
+        )
+    f = kappa**2 * cfg.alpha * np.cos(np.arange(T)[:, None] * new - theta).sum(axis=1)
+    w = np.exp(f - f.max())
+    return w[1] / w.sum(), int(np.flatnonzero(f == f.max()).max())  # ties: the earliest key
+
+
+@pytest.mark.parametrize("method", [None, *page.METHODS])
+def test_table_previous_token_columns(method):
+    for s in (None,) if method is None else page.FACTORS:
+        name = "none-0" if method is None else f"{method}-{s:g}"
+        weight, back = _numpy_previous(method, s)
+        assert value(f"ctx-cell-{name}-previous") == f"{weight:.3f}"
+        assert value(f"ctx-cell-{name}-back") == str(back)
+        # the page: linear looks s steps back, every other method one step
+        assert back == (int(s) if method == "linear" else 1)
+
+
+@pytest.mark.parametrize(
+    "method, s, column", [("yarn", 4.0, 0), ("linear", 2.0, 0), ("llama3", 2.0, 0)]
+)
+def test_table_accuracies_through_predict_last(method, s, column):
+    g = page.table_distances()[column]
+    cfg = page.settings(method, s)
+    prompts = X.distance_prompts(g, page.PER_DISTANCE, page.SEED)
+    acc = np.mean([last(p.text, tuple(cfg.items())).prediction == p.answer for p in prompts])
+    cell = value(f"ctx-cell-{method}-{s:g}-{('at2', 'at4')[column]}")
+    assert cell == f"{acc:.2f}"
+
+
+def test_table_distances_are_twice_and_four_times_the_prediction():
+    h = math.pi / 26 / 10000.0 ** (-62 / 64)
+    assert value("ctx-at-2x") == f"{round(2 * h):,}"
+    assert value("ctx-at-4x") == f"{round(4 * h):,}"
+
+
+def test_methods_that_keep_fast_pairs_fail_where_the_slowest_pair_predicts():
+    """NTK-aware, YaRN and Llama 3.1: right well below s x 906, wrong from about s x 906 on;
+    linear scaling wrong everywhere; horizon cells are what the curves say."""
+    st = page.study()
+    D = np.array(st["distances"])
+    h = page.original_horizon()
+    for (method, s), row in st["rows"].items():
+        curve = row["curve"]
+        if method in ("ntk", "yarn", "llama3"):
+            assert np.all(curve[D < 0.95 * s * h] >= 0.5), (method, s)
+            assert np.all(curve[D >= 0.99 * s * h] < 0.5), (method, s)
+        if method == "linear":
+            assert curve.max() <= 1 / 3
+            assert value(f"ctx-cell-linear-{s:g}-horizon") == "none"
+        reached = row["horizon"]
+        assert reached == 0 or np.all(curve[D <= reached] >= 0.5)
+        assert reached == D[-1] or curve[np.searchsorted(D, reached, side="right")] < 0.5
+
+
+def test_dynamic_ntk_stumbles_just_past_the_original_context_and_recovers():
+    st = page.study()
+    D = st["distances"]
+    g = int(value("ctx-dynamic-2-failure").replace(",", ""))
+    curve = st["rows"]["dynamic-ntk", 2.0]["curve"]
+    assert L < g and np.all(curve[D.index(g) + 1 :] == 1.0)
+    # at that length the predicted failure point is below the text, past it above
+    assert page.dynamic_horizon(2.0, np.array([g + 2]))[0] < g
+    assert page.dynamic_horizon(2.0, np.array([D[D.index(g) + 1] + 2]))[0] > D[D.index(g) + 1]
+    for s in (4.0, 8.0):
+        assert value(f"ctx-cell-dynamic-ntk-{s:g}-horizon") == f"{D[-1]:,}+"
+
+
+def test_yarn_factor_is_a_sharpness_and_leaves_the_horizon():
+    """Dividing alpha and beta by kappa^2 undoes YaRN's factor exactly; the horizon reached is
+    the same without it; at the edge the factor keeps more weight on the match."""
+    s = 4.0
+    kappa = 0.1 * math.log(s) + 1
+    assert value("ctx-yarn-factor-4") == f"{kappa**2:.2f}"
+    cfg = page.settings("yarn", s)
+    text = X.distance_prompts(40, 1, 0)[0].text
+    undone = forward(text, **cfg, alpha=10 / kappa**2, beta=1000 / kappa**2)
+    theta = frequencies(64)
+    new, _ = scaled_frequencies(64, method="yarn", factor=s, original_max_position=L)
+    T = len(undone.tokens)
+    delta = np.arange(T)[:, None] - np.arange(T)[None, :]
+    want = 10 * np.cos(delta[..., None] * new - theta).sum(axis=-1)  # no kappa
+    np.testing.assert_allclose(undone.scores0, want, atol=1e-9)
+    D = page.distances()
+    for f in page.FACTORS:
+        k2 = (0.1 * math.log(f) + 1) ** 2
+        without = X.induction_curve(
+            D, page.PER_DISTANCE, page.SEED, **page.settings("yarn", f), alpha=10 / k2,
+            beta=1000 / k2,
+        )  # fmt: skip
+        assert X.horizon_reached(D, without) == page.study()["rows"]["yarn", f]["horizon"]
+    with_f, without_f = page.match_weight(s, True), page.match_weight(s, False)
+    edge = (without_f < 0.9) & (without_f > 0.01)
+    assert edge.any() and np.all(with_f[edge] > without_f[edge])
+
+
+# --- section 3: ablations -------------------------------------------------------------------
+
+
+def test_stopping_fast_pairs_breaks_layer0_and_the_circuit_at_the_threshold():
+    threshold = 2 / (3 - math.cos(math.pi / 13))
+    assert value("ctx-ablation-threshold") == f"{threshold:.3f}"
+    g = page.ABLATION_DISTANCES[0]
+    prompts = X.distance_prompts(g, page.PER_DISTANCE, page.SEED)
+    for k, works in ((1, True), (2, False)):
+        text = "ab" * (L // 2 - 1) + "a"  # L - 1 letters: L positions, as the figure
+        weight = predict_last(text, unrotated_fast=k).previous[-1]
+        assert value(f"ctx-ablation-fast-{k}") == f"{weight:.3f}"
+        assert bool(weight > threshold) is works
+        acc = np.mean(
+            [last(p.text, (("unrotated_fast", k),)).prediction == p.answer for p in prompts]
+        )
+        assert bool(acc == 1.0) is works and bool(acc == 0.0) is not works
+    assert float(value("ctx-ablation-fast-4")) < float(value("ctx-ablation-fast-2"))
+
+
+def test_stopping_slow_pairs_removes_the_horizon():
+    ab = page.ablation()
+    for k in page.BANDS[1:]:
+        assert ab["slow", k][0] > 0.999
+        assert np.all(ab["slow", k][1] == 1.0)
+    g = page.ABLATION_DISTANCES[1]
+    assert g > 2 * page.original_horizon()
+    p = X.distance_prompts(g, 1, page.SEED)[0]
+    assert last(p.text, (("unrotated_slow", 1),)).prediction == p.answer
+
+
+def test_layer1_without_rope_has_no_horizon_and_no_order():
+    assert float(value("ctx-norope-min")) == 1.0
+    g = 2421
+    for p in X.distance_prompts(g, 2, page.SEED):
+        assert last(p.text, (("layer1_rotary", False),)).prediction == p.answer
+    # recency: the counts the page states, through predict_last
+    for far, rot, vid in (
+        (800, True, "rot-800"),
+        (800, False, "norot-800"),
+        (400, True, "rot-400"),
+    ):
+        prompts = X.recency_prompts(page.RECENCY_NEAR, far, page.RECENCY_PROMPTS, page.SEED)
+        c = sum(
+            last(text, (("layer1_rotary", rot),)).prediction == nearer
+            for text, nearer, _ in prompts
+        )
+        assert value(f"ctx-recency-{vid}") == str(c)
+    # without RoPE the two copies nearly tie: the last query splits its weight between them
+    text, _, _ = X.recency_prompts(50, 400, 1, 0)[0]
+    A1 = last(text, (("layer1_rotary", False),)).attention1
+    first, second = 2, 400 - 50 + 2  # keys after each earlier A (<s> is position 0)
+    assert abs(A1[first] - A1[second]) < 0.01 and A1[first] + A1[second] > 0.99
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "settings, name",
+    [
+        ({"scaling": "ntk"}, "factor"),
+        ({"scaling": "ntk", "factor": 2.0}, "original_max_position"),
+        ({"scaling": "yarn", "factor": 0.5, "original_max_position": 8}, "factor"),
+        ({"scaling": "yarn", "factor": float("nan"), "original_max_position": 8}, "factor"),
+        ({"scaling": "linear", "factor": 2.0, "original_max_position": 0}, "original_max_position"),
+        ({"scaling": "linear", "factor": 2.0, "original_max_position": 8.5}, "original_max_pos"),
+        ({"factor": 2.0}, "factor"),
+        ({"unrotated_fast": 33}, "unrotated_fast"),
+        ({"unrotated_slow": -1}, "unrotated_slow"),
+        ({"unrotated_fast": 20, "unrotated_slow": 20}, "unrotated_fast"),
+        ({"layer1_rotary": "no"}, "layer1_rotary"),
+    ],
+)
+def test_bad_settings_name_the_setting(settings, name):
+    with pytest.raises(ValueError, match=name):
+        Config(**settings)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: X.layer0_kernel(0), "T"),
+        (lambda: X.previous_token_profile(1), "T"),
+        (lambda: X.predict_last_many(["ab", "abc"]), "texts"),
+        (lambda: X.predict_last_many([]), "texts"),
+        (lambda: X.distance_prompts(1), "distance"),
+        (lambda: X.sweep_distances(100, 50), "high"),
+        (lambda: X.induction_curve([5, 2.5]), "distances"),
+        (lambda: X.horizon_reached([5, 3], [1.0, 1.0]), "increase"),
+        (lambda: X.horizon_reached([3, 5], [1.0, 2.0]), "accuracy"),
+        (lambda: X.recency_prompts(50, 51), "far"),
+        (lambda: X.predicted_horizon(scaling="ntk"), "factor"),
+    ],
+)
+def test_bad_arguments_name_the_argument(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_page_values_are_the_letters_the_readout_names():
+    """Sanity of the prompt generator the page describes: A first and last, B second."""
+    for p in X.distance_prompts(30, 4, 1):
+        assert p.text[0] == p.text[-1] and p.text.count(p.text[0]) == 2 and p.answer == p.text[1]
+        assert set(p.text) <= set(VOCAB)
