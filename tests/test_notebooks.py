@@ -267,7 +267,8 @@ def test_paper_figures_are_shown_by_the_notebook_pages():
             assert registry[fig_id].page == f"paper-to-code/{path.stem}", fig_id
             numbers.append(meta.get("first_figure", 1) + k)
     assert sorted(numbers) == list(range(1, len(numbers) + 1))
-    ids = {i for i in registry if registry[i].page.startswith("paper-to-code/")}
+    pages = {f"paper-to-code/{path.stem}" for path in shown}
+    ids = {i for i in registry if registry[i].page in pages}
     assert ids == {i for v in shown.values() for i in v}
 
 
