@@ -126,7 +126,8 @@ def test_experiment_1_under_each_schedule(schedule):
         agrees("notes-mean-weight-wendler-10", np.diag(A10, k=-1).mean())
         for m in range(T1 // 2, T1):  # "about 0.20 each", symmetric about m - 1
             assert A1[m, m] == pytest.approx(A1[m, m - 2], rel=1e-12)
-        agrees("notes-spill-wendler-1", max(A1[m, m] for m in range(T1 // 2, T1)))
+        # "about 0.20 each for late queries, under both": one printed value for both schedules
+        agrees("notes-spill-1", max(A1[m, m] for m in range(T1 // 2, T1)))
         rest = 1 - np.diag(A10, k=-1).mean()
         assert abs(number(value("notes-left-weight-wendler-10")) / rest - 1) < 0.25
 
@@ -139,8 +140,6 @@ def test_experiment_1_schedules_compared():
     gap = np.abs(w[1.0] - s[1.0]).max()
     assert gap <= number(value("notes-schedule-pattern-gap")) < gap + 0.01 + 1e-12
     assert all(np.abs(w[a] - s[a]).max() <= gap for a in (10.0, 100.0))
-    # "about 0.20 each, under both": the same printed value
-    assert value("notes-spill-wendler-1") == value("notes-spill-1")
 
 
 def test_experiment_3_spreads_under_both_schedules():

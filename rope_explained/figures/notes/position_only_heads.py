@@ -142,14 +142,6 @@ def notes_mean_weight(alpha: float = 1.0, decimals: int = 3, schedule: str = "st
     return f"{np.diag(A, k=-1).mean():.{decimals}f}"
 
 
-@value("notes-spill-wendler-1", schedule="wendler")
-def notes_spill_wendler(alpha: float = 1.0, schedule: str = "wendler") -> str:
-    """Experiment 1 under Wendler's schedule: the largest weight a late query gives itself."""
-    A = previous_token_experiment(schedule=schedule)[alpha]
-    T = len(A)
-    return f"{max(A[m, m] for m in range(T // 2, T)):.2f}"
-
-
 @value("notes-left-weight-wendler-10", alpha=10.0)
 def notes_left_weight_wendler(alpha: float = 10.0) -> str:
     """Experiment 1 under Wendler's schedule: the mean weight left off the previous token (TeX)."""
