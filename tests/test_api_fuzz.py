@@ -270,6 +270,10 @@ OVERRIDES = {
         "d": lambda z: st.just(32),
         "D": lambda z: st.just(64),
     },
+    "rope_explained.experiments.semantic_head_weights": {
+        "d": lambda z: st.just(32),
+        "D": lambda z: st.just(64),
+    },
 }
 #: Arguments drawn together: when one is given, so is the other (their ranges depend on it).
 TOGETHER = {"D": "d", "d0": "d", "d0_values": "d"}
