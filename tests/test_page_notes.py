@@ -134,8 +134,9 @@ def test_experiment_1_under_each_schedule(schedule):
 
 def test_experiment_1_schedules_compared():
     w, s = exp1("wendler"), exp1("standard")
-    # "his frequencies make the band at alpha = 1 a little softer"
+    # "his frequencies make the band at alpha = 1 a little softer": the neighbours keep more
     assert np.diag(w[1.0], k=-1).mean() < np.diag(s[1.0], k=-1).mean()
+    assert all(w[1.0][m, m] > s[1.0][m, m] for m in range(1, T1))
     # the caption: no weight changes by more than the stated bound (rounded up)
     gap = np.abs(w[1.0] - s[1.0]).max()
     assert gap <= number(value("notes-schedule-pattern-gap")) < gap + 0.01 + 1e-12

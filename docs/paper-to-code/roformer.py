@@ -465,16 +465,16 @@ fig = roformer_figures.long_term_decay()
 # - **YaRN** (Bowen Peng, Jeffrey Quesnelle, Honglu Fan and Enrico Shippole, 2023,
 #   [arXiv:2309.00071](https://arxiv.org/abs/2309.00071)) decides pair by pair from
 #   $r_i = L/\lambda_i$, the number of turns pair $i$ makes within $L$. It blends the two
-#   frequencies with a weight $\rho_i$ that is $1$ when $r_i > r_\text{fast}$ (32 by default)
-#   and $0$ when $r_i < r_\text{slow}$ (1 by default),
+#   frequencies with a weight $\rho_i$ that is $1$ when $r_i > r_\text{fast}$ (32 by default),
+#   $0$ when $r_i < r_\text{slow}$ (1 by default), and linear in $r_i$ in between:
 #
 # <a id="eq-yarn"></a>
 #
 # $$
-# \theta_i' = (1 - \rho_i)\,\frac{\theta_i}{s} + \rho_i\, \theta_i ,
-# \qquad
-# \rho_i = \frac{r_i - r_\text{slow}}{r_\text{fast} - r_\text{slow}}
-# \ \text{ in between,} \tag{10.7}
+# \begin{aligned}
+# \theta_i' &= (1 - \rho_i)\,\frac{\theta_i}{s} + \rho_i\, \theta_i ,\\
+# \rho_i &= \frac{r_i - r_\text{slow}}{r_\text{fast} - r_\text{slow}} ,
+# \end{aligned} \tag{10.7}
 # $$
 #
 #   and it also multiplies the attention logits by $(0.1 \ln s + 1)^2$. (The paper calls the
@@ -499,10 +499,12 @@ fig = roformer_figures.long_term_decay()
 # <a id="eq-yarn-code"></a>
 #
 # $$
-# \rho_i = 1 - \operatorname{clip}\!\left(
-# \frac{i - \lfloor i(r_\text{fast}) \rfloor}
-# {\lceil i(r_\text{slow}) \rceil - \lfloor i(r_\text{fast}) \rfloor},\ 0,\ 1\right) .
-# \tag{10.8}
+# \begin{aligned}
+# \rho_i &= 1 - \operatorname{clip}\!\left(
+# \frac{i - i_\text{fast}}{i_\text{slow} - i_\text{fast}},\ 0,\ 1\right),\\
+# i_\text{fast} &= \lfloor i(r_\text{fast}) \rfloor, \quad
+# i_\text{slow} = \lceil i(r_\text{slow}) \rceil .
+# \end{aligned} \tag{10.8}
 # $$
 #
 # Since $r_i$ falls geometrically with $i$, [(10.8)](#eq-yarn-code) is linear in $\log r_i$, not
