@@ -494,16 +494,16 @@ fig = roformer_figures.long_term_decay()
 # `_compute_yarn_parameters` after it, is linear in the *pair index* instead: it finds the
 # (fractional) index at which $r$ equals a given number of turns,
 # $i(r) = d\,\ln\!\big(L/(2\pi r)\big) / (2\ln b)$, rounds the two ends outwards and ramps
-# between them:
+# between them, clipping to the interval from 0 to 1:
 #
 # <a id="eq-yarn-code"></a>
 #
 # $$
 # \begin{aligned}
-# \rho_i &= 1 - \operatorname{clip}\!\left(
-# \frac{i - i_\text{fast}}{i_\text{slow} - i_\text{fast}},\ 0,\ 1\right),\\
-# i_\text{fast} &= \lfloor i(r_\text{fast}) \rfloor, \quad
-# i_\text{slow} = \lceil i(r_\text{slow}) \rceil .
+# \rho_i &= 1 - \operatorname{clip}_{[0,1]}\!\left(
+# \frac{i - i_\text{fast}}{i_\text{slow} - i_\text{fast}}\right),\\
+# i_\text{fast} &= \lfloor i(r_\text{fast}) \rfloor,\\
+# i_\text{slow} &= \lceil i(r_\text{slow}) \rceil .
 # \end{aligned} \tag{10.8}
 # $$
 #
