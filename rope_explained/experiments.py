@@ -25,7 +25,7 @@ from ._checks import (
 from .embedding import VOCAB
 from .heads import constant_key_vector
 from .model import causal_softmax, make_config, predict_last
-from .rope import apply_rope, frequencies, rotation_matrix
+from .rope import apply_rope, frequencies
 
 #: Most values a sweep argument (``alphas``, ``d0_values``) may hold.
 MAX_SWEEP = 64
@@ -51,6 +51,7 @@ def previous_token_experiment(
     d: int = 64,
     base: float = 10000.0,
     seed: int = 0,
+    schedule: str = "standard",
 ) -> dict[float, np.ndarray]:
     r"""Experiment 1: the previous-token head built by hand on random residual vectors.
 
@@ -66,6 +67,9 @@ def previous_token_experiment(
         d: head dimension, even, in ``[2, 4096]``.
         base: frequency base, in ``(1, 1e12]``.
         seed: random seed, an integer in ``[0, 2**63 - 1]``.
+        schedule: the frequencies, one of :data:`~rope_explained.rope.SCHEDULES`:
+            ``"standard"`` (RoFormer's, the site's) or ``"wendler"`` (the one Wendler's notes
+            use, which needs ``d >= 4``); see :func:`~rope_explained.rope.frequencies`.
 
     Returns:
         ``{alpha: A}`` with each ``A`` of shape ``(T, T)``.
@@ -83,35 +87,42 @@ def previous_token_experiment(
     D = check_int_range("D", D, 1, MAX_WIDTH)
     base = check_base(base)
     seed = check_seed(seed)
+    theta = frequencies(d, base, schedule)  # (d/2,)
     check_size("T x D", T * D)
     check_size("len(alphas) x T x T", len(alphas) * T * T)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((T, D))  # (T, D)
     x[:, 0] = 1.0  # the constant coordinate W_k reads
+    c = constant_key_vector(d)
     W_k = np.zeros((d, D))
-    W_k[:, 0] = constant_key_vector(d)
+    W_k[:, 0] = c
+    back = apply_rope(c[None, :], [-1.0], inv_freq=theta)[0]  # R_{Theta,-1} c
     m = np.arange(T, dtype=np.float64)
     out = {}
     for alpha in alphas:
-        W_q = alpha * rotation_matrix(-1, d, base) @ W_k
-        k = apply_rope(x @ W_k.T, m, base)  # (T, d)
-        q = apply_rope(x @ W_q.T, m, base)  # (T, d)
+        W_q = np.zeros((d, D))
+        W_q[:, 0] = alpha * back  # W_q = alpha R_{Theta,-1} W_k
+        k = apply_rope(x @ W_k.T, m, inv_freq=theta)  # (T, d)
+        q = apply_rope(x @ W_q.T, m, inv_freq=theta)  # (T, d)
         out[alpha] = causal_softmax(q @ k.T)
     return out
 
 
-def previous_token_scores(offsets: np.ndarray, d: int = 64, base: float = 10000.0) -> np.ndarray:
+def previous_token_scores(
+    offsets: np.ndarray, d: int = 64, base: float = 10000.0, schedule: str = "standard"
+) -> np.ndarray:
     r"""The layer-0 score per unit \(\alpha\) as a function of \(\Delta = n - m + 1\):
     \(\sum_{i=0}^{d/2-1} \cos(\Delta\,\theta_i)\), which peaks at \(d/2\) for
     \(\Delta = 0\). ``offsets`` is a 1-D array of numbers of magnitude at most 1e300; ``d``
     even, in ``[2, 4096]``; ``base`` in ``(1, 1e12]``; ``len(offsets) * d / 2`` at most
-    ``2**25``.
+    ``2**25``; ``schedule`` one of :data:`~rope_explained.rope.SCHEDULES` (``"wendler"``
+    needs ``d >= 4``).
 
     Examples:
         >>> float(previous_token_scores(np.array([0]), d=64)[0])
         32.0
     """
-    theta = frequencies(d, base)
+    theta = frequencies(d, base, schedule)
     offsets = _check_offsets(offsets)
     check_size("len(offsets) x d/2", offsets.size * theta.size)
     return np.cos(offsets[:, None] * theta[None, :]).sum(axis=1)
@@ -123,7 +134,12 @@ def _check_offsets(offsets: object, name: str = "offsets") -> np.ndarray:
 
 
 def semantic_recency(
-    T: int = 1000, d: int = 64, base: float = 10000.0, d0: int = 0, seed: int = 0
+    T: int = 1000,
+    d: int = 64,
+    base: float = 10000.0,
+    d0: int = 0,
+    seed: int = 0,
+    schedule: str = "standard",
 ) -> np.ndarray:
     r"""The recency bias of a semantic head: the same vector at every position.
 
@@ -134,7 +150,9 @@ def semantic_recency(
     query's own position and falling with distance, although every key carries the same content.
 
     ``T`` is at least 1 and ``T * d`` at most ``2**25``; ``d`` even, in ``[2, 4096]``;
-    ``base`` in ``(1, 1e12]``; ``d0`` in ``[0, d - 2]``; ``seed`` in ``[0, 2**63 - 1]``.
+    ``base`` in ``(1, 1e12]``; ``d0`` in ``[0, d - 2]``; ``seed`` in ``[0, 2**63 - 1]``;
+    ``schedule`` one of :data:`~rope_explained.rope.SCHEDULES` (``"wendler"`` needs
+    ``d >= 4``).
 
     Returns:
         Scores of shape ``(T,)`` of the query at position ``T-1`` against keys ``0..T-1``.
@@ -149,19 +167,25 @@ def semantic_recency(
     base = check_base(base)
     check_int_range("d0", d0, 0, d - 2)
     seed = check_seed(seed)
+    theta = frequencies(d, base, schedule)
     check_size("T x d", T * d)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(d)
     x[:d0] = 0.0  # the coordinates the head does not use
     X = np.repeat(x[None, :], T, axis=0)  # (T, d)
     m = np.arange(T, dtype=np.float64)
-    q = apply_rope(X[-1:], m[-1:], base)  # (1, d)
-    k = apply_rope(X, m, base)  # (T, d)
+    q = apply_rope(X[-1:], m[-1:], inv_freq=theta)  # (1, d)
+    k = apply_rope(X, m, inv_freq=theta)  # (T, d)
     return (q @ k.T)[0]
 
 
 def semantic_offset_scores(
-    offsets, d: int = 64, base: float = 10000.0, d0: int = 0, seed: int = 0
+    offsets,
+    d: int = 64,
+    base: float = 10000.0,
+    d0: int = 0,
+    seed: int = 0,
+    schedule: str = "standard",
 ) -> np.ndarray:
     r"""The score \(x'^T R_{\Theta,\Delta}\, x'\) of the vector of ``semantic_recency``
     against itself at each relative offset \(\Delta = n - m\).
@@ -183,6 +207,8 @@ def semantic_offset_scores(
         base: frequency base, in ``(1, 1e12]``.
         d0: the number of leading coordinates the head ignores, in ``[0, d-2]``.
         seed: seed of the random content vector, in ``[0, 2**63 - 1]``.
+        schedule: the frequencies, one of :data:`~rope_explained.rope.SCHEDULES`
+            (``"wendler"`` needs ``d >= 4``).
 
     Returns:
         Array of the shape of ``offsets``.
@@ -197,12 +223,13 @@ def semantic_offset_scores(
     check_int_range("d0", d0, 0, d - 2)
     offsets = _check_offsets(offsets)
     seed = check_seed(seed)
+    theta = frequencies(d, base, schedule)
     check_size("len(offsets) x d", offsets.size * d)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(d)  # the same draw as semantic_recency
     x[:d0] = 0.0
-    q = apply_rope(x[None, :], [0.0], base)  # (1, d): the query at position 0
-    k = apply_rope(np.repeat(x[None, :], offsets.size, axis=0), offsets, base)  # (n, d)
+    q = apply_rope(x[None, :], [0.0], inv_freq=theta)  # (1, d): the query at position 0
+    k = apply_rope(np.repeat(x[None, :], offsets.size, axis=0), offsets, inv_freq=theta)
     return (q @ k.T)[0]
 
 
@@ -255,7 +282,13 @@ def semantic_head_inputs(
 
 
 def semantic_head_experiment(
-    d0_values=None, T: int = 1000, D: int = 768, d: int = 64, base: float = 10000.0, seed: int = 0
+    d0_values=None,
+    T: int = 1000,
+    D: int = 768,
+    d: int = 64,
+    base: float = 10000.0,
+    seed: int = 0,
+    schedule: str = "standard",
 ) -> dict[int, np.ndarray]:
     r"""Experiment 3: a semantic head that should match every predecessor equally well.
 
@@ -268,12 +301,14 @@ def semantic_head_experiment(
     \(\sum_{i \ge d_0/2} \cos((n-m)\theta_i)(s_{2i}^2 + s_{2i+1}^2)\).
 
     ``d0_values`` is None (the sweep of :func:`d0_sweep_values`) or 1 to 64 integers in
-    ``[0, d - 2]``; the other arguments are those of :func:`semantic_head_inputs`, and ``base``
-    is in ``(1, 1e12]``.
+    ``[0, d - 2]``; the other arguments are those of :func:`semantic_head_inputs`, ``base``
+    is in ``(1, 1e12]`` and ``schedule`` one of :data:`~rope_explained.rope.SCHEDULES`
+    (``"wendler"`` needs ``d >= 4``).
 
     Returns:
         ``{d0: scores}``, the last query's raw scores against keys ``0..T-2`` (its
-        predecessors), each of shape ``(T-1,)``.
+        predecessors), each of shape ``(T-1,)``; :func:`semantic_head_weights` turns them into
+        attention weights.
 
     Examples:
         >>> out = semantic_head_experiment(d0_values=(62,), T=100)
@@ -282,6 +317,7 @@ def semantic_head_experiment(
     """
     d = check_head_dim(d)
     base = check_base(base)
+    theta = frequencies(d, base, schedule)
     if d0_values is None:
         d0_values = d0_sweep_values(d)
     d0_values = [
@@ -297,9 +333,41 @@ def semantic_head_experiment(
         W_Q[:, :d] = np.diag(keep)
         W_K = np.zeros((d, D))
         W_K[:, d : 2 * d] = np.diag(keep)
-        q = apply_rope(x[-1:] @ W_Q.T, m[-1:], base)  # (1, d)
-        k = apply_rope(x[:-1] @ W_K.T, m[:-1], base)  # (T-1, d)
+        q = apply_rope(x[-1:] @ W_Q.T, m[-1:], inv_freq=theta)  # (1, d)
+        k = apply_rope(x[:-1] @ W_K.T, m[:-1], inv_freq=theta)  # (T-1, d)
         out[d0] = (q @ k.T)[0]
+    return out
+
+
+def semantic_head_weights(
+    d0_values=None,
+    T: int = 1000,
+    D: int = 768,
+    d: int = 64,
+    base: float = 10000.0,
+    seed: int = 0,
+    schedule: str = "standard",
+) -> dict[int, np.ndarray]:
+    r"""Experiment 3 as attention weights: the softmax of :func:`semantic_head_experiment`'s
+    scores over the last query's \(T - 1\) predecessors.
+
+    An ideal semantic head would give each of them \(1/(T-1)\). The query's own key is left
+    out: it reads coordinates \(d..2d-1\) of the last vector, which hold noise, not \(s\).
+    The arguments are those of :func:`semantic_head_experiment`.
+
+    Returns:
+        ``{d0: weights}``, each of shape ``(T-1,)``, non-negative and summing to 1.
+
+    Examples:
+        >>> w = semantic_head_weights(d0_values=(62,), T=100)[62]
+        >>> bool(abs(w.sum() - 1) < 1e-12 and w.max() * 99 < 1.01)  # nearly uniform
+        True
+    """
+    scores = semantic_head_experiment(d0_values, T, D, d, base, seed, schedule)
+    out = {}
+    for d0, s in scores.items():
+        w = np.exp(s - s.max())  # (T-1,), largest entry 1: no overflow
+        out[d0] = w / w.sum()
     return out
 
 
@@ -316,7 +384,9 @@ def _check_min_cos(min_cos: object) -> float:
     return value
 
 
-def pair_horizons(d: int = 64, base: float = 10000.0, min_cos: float = 0.9) -> np.ndarray:
+def pair_horizons(
+    d: int = 64, base: float = 10000.0, min_cos: float = 0.9, schedule: str = "standard"
+) -> np.ndarray:
     r"""For each RoPE pair, how far apart query and key may be before position shows.
 
     A semantic head that uses pair \(i\) sees its content score multiplied by
@@ -331,6 +401,8 @@ def pair_horizons(d: int = 64, base: float = 10000.0, min_cos: float = 0.9) -> n
         d: head dimension, even, in ``[2, 4096]``.
         base: frequency base, in ``(1, 1e12]``.
         min_cos: the tolerance \(c_{\min}\), a number in ``(-1, 1)``; 0.9 allows a 10 % drift.
+        schedule: the frequencies, one of :data:`~rope_explained.rope.SCHEDULES`
+            (``"wendler"`` needs ``d >= 4``).
 
     Returns:
         Array of shape ``(d/2,)``: \(L_i\) in tokens, growing with ``i``.
@@ -340,11 +412,15 @@ def pair_horizons(d: int = 64, base: float = 10000.0, min_cos: float = 0.9) -> n
         array([ 1.57, 15.71])
     """
     min_cos = _check_min_cos(min_cos)
-    return np.arccos(min_cos) / frequencies(d, base)
+    return np.arccos(min_cos) / frequencies(d, base, schedule)
 
 
 def stable_pair_count(
-    distances, d: int = 64, base: float = 10000.0, min_cos: float = 0.9
+    distances,
+    d: int = 64,
+    base: float = 10000.0,
+    min_cos: float = 0.9,
+    schedule: str = "standard",
 ) -> np.ndarray:
     r"""How many RoPE pairs keep \(\cos(\Delta\,\theta_i) \ge c_{\min}\) for every distance
     \(\Delta\) up to each entry of ``distances``.
@@ -359,6 +435,8 @@ def stable_pair_count(
         d: head dimension, even, in ``[2, 4096]``.
         base: frequency base, in ``(1, 1e12]``.
         min_cos: the tolerance \(c_{\min}\), a number in ``(-1, 1)``.
+        schedule: the frequencies, one of :data:`~rope_explained.rope.SCHEDULES`
+            (``"wendler"`` needs ``d >= 4``).
 
     Returns:
         Integer array of the shape of ``distances``.
@@ -370,7 +448,7 @@ def stable_pair_count(
     distances = _check_offsets(distances, "distances")
     if distances.size and distances.min() < 0:
         raise ValueError(f"distances must be >= 0; got minimum {distances.min()}")
-    horizons = pair_horizons(d, base, min_cos)  # (d/2,)
+    horizons = pair_horizons(d, base, min_cos, schedule)  # (d/2,)
     check_size("len(distances) x d/2", distances.size * horizons.size)
     return (distances[:, None] <= horizons[None, :]).sum(axis=1)
 

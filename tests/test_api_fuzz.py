@@ -234,7 +234,8 @@ VALID = {
         ["rope_explained.figures.home", "rope_explained.figures.notes.semantic_heads"]
     ),
     "spec": lambda z: st.just(figures.get(FAST_FIGURE)),
-    "schedule": lambda z: st.sampled_from(rope.SCHEDULES),
+    # "wendler" needs d >= 4 (its exponent is 2i/(d-2)): with d = 2 it is a bad value
+    "schedule": lambda z: st.sampled_from(rope.SCHEDULES if z.d >= 4 else ("standard",)),
     "seq_len": lambda z: st.integers(1, 10**5),
     "low_freq_factor": lambda z: st.floats(0.5, 1.5),
     "high_freq_factor": lambda z: st.floats(2.0, 8.0),
@@ -320,6 +321,10 @@ OVERRIDES = {
         "distances": lambda z: st.just([3, 5, 9]),
     },
     "rope_explained.experiments.semantic_head_experiment": {
+        "d": lambda z: st.just(32),
+        "D": lambda z: st.just(64),
+    },
+    "rope_explained.experiments.semantic_head_weights": {
         "d": lambda z: st.just(32),
         "D": lambda z: st.just(64),
     },

@@ -219,3 +219,69 @@ def test_error_messages_name_the_value_and_range():
         semantic_recency(d0=63)
     with pytest.raises(ValueError, match=r"min_cos must be a number in \(-1, 1\); got 1.5"):
         pair_horizons(min_cos=1.5)
+
+
+# --- the frequency schedule -----------------------------------------------------------------
+
+
+def test_schedule_reaches_every_experiment():
+    """Each experiment rotates by the frequencies of its ``schedule``: the "wendler" run equals
+    the formula with frequencies(d, schedule="wendler") and differs from the standard run."""
+    d = 16
+    th = frequencies(d, schedule="wendler")
+    offsets = np.array([-3.0, 0.0, 2.0, 7.0])
+    assert np.allclose(
+        previous_token_scores(offsets, d=d, schedule="wendler"),
+        np.cos(offsets[:, None] * th).sum(axis=1),
+    )
+    A = previous_token_experiment(alphas=(3.0,), T=8, D=20, d=d, schedule="wendler")[3.0]
+    for m in range(8):  # the softmax of the score formula, row by row
+        s = 3.0 * np.cos((np.arange(m + 1) - m + 1.0)[:, None] * th).sum(axis=1)
+        assert np.allclose(A[m, : m + 1], np.exp(s - s.max()) / np.exp(s - s.max()).sum())
+    x = np.random.default_rng(0).standard_normal(d)  # the vector of semantic_recency, seed 0
+    w = x[0::2] ** 2 + x[1::2] ** 2
+    assert np.allclose(
+        semantic_recency(T=30, d=d, schedule="wendler"),
+        np.cos((np.arange(30) - 29.0)[:, None] * th) @ w,
+    )
+    assert np.allclose(
+        semantic_offset_scores(offsets, d=d, schedule="wendler"), np.cos(offsets[:, None] * th) @ w
+    )
+    _, s = semantic_head_inputs(T=30, D=40, d=d)
+    got = semantic_head_experiment(d0_values=(0,), T=30, D=40, d=d, schedule="wendler")[0]
+    delta = np.arange(29) - 29.0
+    assert np.allclose(got, np.cos(delta[:, None] * th) @ (s[0::2] ** 2 + s[1::2] ** 2))
+    assert np.allclose(pair_horizons(d, schedule="wendler"), np.arccos(0.9) / th)
+    for schedule in ("standard", "wendler"):
+        assert not np.allclose(
+            semantic_head_experiment(d0_values=(0,), T=30, D=40, d=d, schedule=schedule)[0],
+            semantic_head_experiment(
+                d0_values=(0,), T=30, D=40, d=d,
+                schedule="wendler" if schedule == "standard" else "standard",
+            )[0],
+        )  # fmt: skip
+
+
+def test_semantic_head_weights_are_the_softmax_of_the_scores():
+    from rope_explained.experiments import semantic_head_weights
+
+    scores = semantic_head_experiment(T=60, D=160, d=32, schedule="wendler")
+    weights = semantic_head_weights(T=60, D=160, d=32, schedule="wendler")
+    assert scores.keys() == weights.keys()
+    for d0, s in scores.items():
+        assert np.allclose(weights[d0], np.exp(s) / np.exp(s).sum())
+    # the slowest pair alone is nearly uniform; all pairs favour the nearest keys
+    assert np.ptp(weights[30]) * 59 < 0.01 and np.argmax(weights[0]) == 58
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: previous_token_experiment(d=2, schedule="wendler"),
+        lambda: semantic_recency(d=8, schedule="fast"),
+        lambda: pair_horizons(schedule=None),
+    ],
+)
+def test_bad_schedule_is_refused(call):
+    with pytest.raises(ValueError, match="schedule"):
+        call()

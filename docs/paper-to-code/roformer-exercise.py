@@ -12,7 +12,7 @@
 #   rope_explained:
 #     title: "Exercise: write apply_rope yourself"
 #     number: 10
-#     first_figure: 5  # Figures 10.1 to 10.4 are in the worked notebook
+#     first_figure: 6  # Figures 10.1 to 10.5 are in the worked notebook
 # ---
 
 # %% [markdown]
@@ -57,8 +57,8 @@ from rope_explained.figures.paper_to_code import roformer_exercise as exercise_f
 # coordinates of every pair; write the results back into the same slices of a new array. No
 # loops are needed, and no $d \times d$ matrix.
 #
-# Figure 10.5 shows the effect on one pair at a time: a fast pair and a slow one. (Figures
-# 10.1 to 10.4 are in the worked notebook.)
+# Figure 10.6 shows the effect on one pair at a time: a fast pair and a slow one. (Figures
+# 10.1 to 10.5 are in the worked notebook.)
 
 # %% tags=["fig:paper-exercise-pair-rotation"]
 fig = exercise_figures.exercise_pair_rotation()
@@ -107,7 +107,7 @@ else:
 # ## The property that matters
 #
 # Fix the content of a query and a key, place them at positions $m = 5$ and $n = 2$, and shift
-# both by the same amount. A correct RoPE leaves the score unchanged, because the score depends
+# both by the same amount (the positions and shifts of the drill's demo). A correct RoPE leaves the score unchanged, because the score depends
 # only on the offset $m - n$ (equation [(10.2)](../roformer/#eq-relative-score) of the worked
 # notebook).
 
@@ -136,7 +136,9 @@ print(
 # The same six checks as in the worked notebook: norm preserved, position 0 is the identity,
 # shift invariance, shape preserved, different offsets give different scores, and composition
 # (rotating by $a$ then $b$ equals rotating by $a + b$). Each raises an `AssertionError` that
-# says what went wrong.
+# says what went wrong. The checks, their order and their small constants come from the
+# paper-to-code drill on RoFormer that the worked notebook follows (there in PyTorch, here in
+# numpy).
 
 # %%
 TOL = 1e-10  # float64: exact up to rounding

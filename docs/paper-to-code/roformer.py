@@ -163,10 +163,10 @@ for s in (1, 3, 7, 50, 123, 10_000):
 print(f"largest absolute difference across shifts: {max(diffs):.1e}")
 
 # %% [markdown]
-# The absolute positions changed by up to ten thousand and the score stayed put to twelve
-# decimals; the residual is rounding in the cosines of large angles. Figure 10.1 shows the same
-# fact for every pair of positions at once: a score matrix that is constant along its
-# diagonals (a Toeplitz matrix).
+# Moving both tokens as far as 10,000 places along changes nothing but the last digits: what
+# differs is rounding in the cosines of large angles. Figure 10.1 shows the same fact for
+# every pair of positions at once: a score matrix that is constant along its diagonals (a
+# Toeplitz matrix).
 
 # %% tags=["fig:paper-score-diagonals"]
 fig = roformer_figures.score_diagonals()
@@ -175,9 +175,13 @@ fig = roformer_figures.score_diagonals()
 # ## Six sanity checks
 #
 # A plot can look right while the code is wrong. These six checks each test one property that
-# any correct RoPE must have. Each is a function of the implementation `rope`, so the same checks
-# can test the function above, the package's version, or your own in the
-# [exercise](../roformer-exercise/).
+# any correct RoPE must have. The list, its order and the small numbers the checks use (the
+# query at 5 and the key at 2, the shift by 17, the offsets 3 and 5, the rotations by 3 and
+# 4, a batch of shape `(2, 6, 10)`) are taken from the paper-to-code drill on RoFormer this
+# notebook follows, as are the shifts 1, 3, 7, 50 and 123 of the demo above; the code here
+# is numpy instead of the drill's PyTorch. Each check is a function of the implementation
+# `rope`, so the same checks can test the function above, the package's version, or your own
+# in the [exercise](../roformer-exercise/).
 #
 # 1. **Norm preserved.** Each $R_{\Theta,m}$ is orthogonal, so $\lVert R_{\Theta,m} x\rVert =
 #    \lVert x \rVert$. A RoPE that changes lengths is not a rotation.
@@ -270,15 +274,18 @@ def run_checks(rope):
 run_checks(apply_rope)
 
 # %% [markdown]
-# All six pass. Checks 1, 2 and 6 say the function is a genuine rotation, check 3 says the
-# score is relative, and checks 4 and 5 say it is not trivially so.
+# All six pass. Read together: norm, position 0 and composition establish that the function
+# rotates; shift invariance, that the score sees only the offset; shape and different offsets,
+# that it does something at all to a batch.
 #
 # ## Interleaved versus rotate-half
 #
 # RoFormer pairs neighbouring coordinates $(2i, 2i+1)$, as the code above does; GPT-J does the
-# same. GPT-NeoX and LLaMA instead pair coordinate $i$ with coordinate $i + d/2$ (the "rotate
-# half" layout), which needs no strided indexing. Figure 10.2 shows which coordinates turn
-# together in each layout.
+# same, and so does Meta's reference code for LLaMA, which views each neighbouring pair as one
+# complex number and multiplies it by $e^{\mathrm{i} m\theta_i}$. GPT-NeoX instead pairs
+# coordinate $i$ with coordinate $i + d/2$ (the "rotate half" layout), which needs no strided
+# indexing, and so does the Hugging Face port of LLaMA. Figure 10.2 shows which coordinates
+# turn together in each layout.
 
 # %% tags=["fig:paper-layouts"]
 fig = roformer_figures.layouts()
@@ -314,7 +321,10 @@ print(
 # same weights with the other layout and those halves land in different pairs, turning at
 # unrelated frequencies. Nothing crashes; the scores are simply wrong. At offset 0 nothing is
 # rotated, so the two layouts even agree there, which makes the mistake easy to miss in a quick
-# test. Converting a checkpoint means permuting the rows of $W_q$ and $W_k$ by $P$:
+# test. Converting a checkpoint means permuting the rows of $W_q$ and $W_k$ by $P$. That is
+# what Hugging Face's script for converting Meta's LLaMA weights does, in the other direction:
+# it reorders the rows of $W_q$ and $W_k$ of every head (by the inverse of $P$, leaving $W_v$ and
+# $W_o$ alone) so that its rotate-half code gives the scores Meta's interleaved code gives.
 
 # %%
 D = 32  # width of the hidden state h that the head reads
@@ -454,17 +464,55 @@ fig = roformer_figures.long_term_decay()
 #
 # - **YaRN** (Bowen Peng, Jeffrey Quesnelle, Honglu Fan and Enrico Shippole, 2023,
 #   [arXiv:2309.00071](https://arxiv.org/abs/2309.00071)) decides pair by pair from
-#   $r_i = L/\lambda_i$, the number of turns pair $i$ makes within $L$. With a ramp $\gamma_i$
-#   that is $1$ when $r_i > \beta$ (32 by default), $0$ when $r_i < \alpha$ (1 by default) and
-#   linear in between,
+#   $r_i = L/\lambda_i$, the number of turns pair $i$ makes within $L$. It blends the two
+#   frequencies with a weight $\rho_i$ that is $1$ when $r_i > r_\text{fast}$ (32 by default),
+#   $0$ when $r_i < r_\text{slow}$ (1 by default), and linear in $r_i$ in between:
 #
 # <a id="eq-yarn"></a>
 #
 # $$
-# \theta_i' = (1 - \gamma_i)\,\frac{\theta_i}{s} + \gamma_i\, \theta_i , \tag{10.7}
+# \begin{aligned}
+# \theta_i' &= (1 - \rho_i)\,\frac{\theta_i}{s} + \rho_i\, \theta_i ,\\
+# \rho_i &= \frac{r_i - r_\text{slow}}{r_\text{fast} - r_\text{slow}} ,
+# \end{aligned} \tag{10.7}
 # $$
 #
-#   and it also multiplies the attention logits by $(0.1 \ln s + 1)^2$.
+#   and it also multiplies the attention logits by $(0.1 \ln s + 1)^2$. (The paper calls the
+#   weight $\gamma$ and the two bounds $\alpha$ and $\beta$; on this site those letters
+#   already name the sharpness settings of the hand-built model, hence $\rho$,
+#   $r_\text{slow}$ and $r_\text{fast}$ here, after the code's `beta_slow` and `beta_fast`.)
+#
+# **What** [(10.7)](#eq-yarn) does: pairs that turn many times within $L$ keep their
+# frequency, pairs that never complete a turn are interpolated as in PI, and the ones between
+# get a mixture. **Why**: a fast pair has already met every angle during training, so stretching
+# it only blurs local position, while a slow pair would meet new angles unless it is stretched.
+# **What if** $r_\text{fast}$ and $r_\text{slow}$ were equal: the blend would become a hard
+# switch, and the pairs on either side of it would be treated very differently.
+#
+# The weight $\rho_i$ is where the paper and the code part ways. The paper's
+# [(10.7)](#eq-yarn) is linear in $r_i$. The YaRN reference code, and Hugging Face's
+# `_compute_yarn_parameters` after it, is linear in the *pair index* instead: it finds the
+# (fractional) index at which $r$ equals a given number of turns,
+# $i(r) = d\,\ln\!\big(L/(2\pi r)\big) / (2\ln b)$, rounds the two ends outwards and ramps
+# between them, clipping to the interval from 0 to 1:
+#
+# <a id="eq-yarn-code"></a>
+#
+# $$
+# \begin{aligned}
+# \rho_i &= 1 - \operatorname{clip}_{[0,1]}\!\left(
+# \frac{i - i_\text{fast}}{i_\text{slow} - i_\text{fast}}\right),\\
+# i_\text{fast} &= \lfloor i(r_\text{fast}) \rfloor,\\
+# i_\text{slow} &= \lceil i(r_\text{slow}) \rceil .
+# \end{aligned} \tag{10.8}
+# $$
+#
+# Since $r_i$ falls geometrically with $i$, [(10.8)](#eq-yarn-code) is linear in $\log r_i$, not
+# in $r_i$. Both readings keep the fastest pairs and interpolate the slowest; in between they
+# differ. The package follows the code, as the models that ship YaRN do:
+# `rope_explained.scaled_frequencies` uses [(10.8)](#eq-yarn-code), and so does Figure 10.4;
+# `rope_explained.yarn_keep(..., ramp="paper")` gives the paper's weights for comparison
+# (Figure 10.5 and the table after it).
 #
 # `rope_explained.scaled_frequencies` implements all three. For $d = 128$, base 10000, $L = 2048$
 # and $s = 4$, the table below lists: the angle step between neighbouring positions for the
@@ -506,6 +554,50 @@ for method, (inv_freq, attention_factor) in rows.items():
 fig = roformer_figures.context_wavelengths()
 
 # %% [markdown]
+# The two readings of YaRN's weight $\rho_i$, [(10.7)](#eq-yarn) and
+# [(10.8)](#eq-yarn-code), side by side for the same head, for the pairs where either is strictly
+# between 0 and 1. The last column is the factor $\theta_i'/\theta_i = \rho_i + (1 - \rho_i)/s$
+# by which each reading scales the pair's frequency.
+
+# %%
+ramps = {
+    ramp: rope_explained.yarn_keep(
+        d, base=base, original_max_position=L, ramp=ramp
+    )
+    for ramp in ("code", "paper")
+}
+turns = L * theta / (2 * np.pi)  # r_i, the turns pair i makes within L
+between = np.flatnonzero(
+    ((ramps["code"] > 0) & (ramps["code"] < 1))
+    | ((ramps["paper"] > 0) & (ramps["paper"] < 1))
+)
+print(
+    " pair   turns r_i   rho (code)   rho (paper)   theta'/theta code / paper"
+)
+for i in between:
+    code, paper = ramps["code"][i], ramps["paper"][i]
+    print(
+        f"{i:5d} {turns[i]:11.2f} {code:12.3f} {paper:13.3f}"
+        f"   {code + (1 - code) / s:10.3f} / {paper + (1 - paper) / s:.3f}"
+    )
+gap = np.abs(ramps["code"] - ramps["paper"])
+worst = int(np.argmax(gap))
+print(
+    f"largest difference: {gap[worst]:.3f} at pair {worst} "
+    f"({ramps['code'][worst]:.3f} against {ramps['paper'][worst]:.3f})"
+)
+
+# %% [markdown]
+# Both ramps run over the same pairs, but between the ends the code keeps every pair closer to
+# its own frequency than the paper's formula does: where the paper's weight has fallen to about
+# a half, the code's is still about 0.8. Figure 10.5 draws both. Every pair in the table gets a
+# different frequency under the two readings, so an implementation that follows the paper's
+# formula literally does not give the frequencies that YaRN models were fine-tuned with.
+
+# %% tags=["fig:paper-yarn-ramps"]
+fig = roformer_figures.yarn_ramps()
+
+# %% [markdown]
 # These methods change frequencies, not weights, so they can be switched on at inference time.
 # Chen et al. report that a short fine-tuning run after interpolation restores quality, and the
 # YaRN authors show that their method needs less of it; the numbers are in their papers.
@@ -515,7 +607,7 @@ fig = roformer_figures.context_wavelengths()
 # - RoPE rotates queries and keys by angles proportional to position; the score then depends on
 #   the offset only, [(10.2)](#eq-relative-score). No parameters, no change of norm, values
 #   untouched.
-# - Six quick checks catch almost every implementation slip. Shift invariance is the one that
+# - Six quick checks catch the usual implementation slips. Shift invariance is the one that
 #   matters, and "different offsets give different scores" stops a do-nothing function from
 #   passing.
 # - Interleaved and rotate-half are the same rotation up to a fixed permutation; checkpoints need
@@ -523,10 +615,14 @@ fig = roformer_figures.context_wavelengths()
 # - The decay bound [(10.4)](#eq-decay-bound) is loose, and the decay it predicts shows up for
 #   similar queries and keys, not for unrelated ones.
 # - Past the trained context, PI, NTK-aware scaling and YaRN trade local resolution against
-#   unseen angles in different ways.
+#   unseen angles in different ways. YaRN's ramp is linear in the number of turns in the paper
+#   and linear in the pair index in the code that models ship with.
 #
 # **Credits.** RoPE and the decay argument: Su, Lu, Pan, Murtadha, Wen and Liu (2021).
 # Position Interpolation: Chen, Wong, Chen and Tian (2023). NTK-aware scaling: bloc97 (2023).
-# YaRN: Peng, Quesnelle, Fan and Shippole (2023). The structure of this notebook (implement,
-# demonstrate invariance, sanity-check, compare layouts, extend the context) follows a
-# paper-to-code drill on RoFormer; the code and text here are new.
+# YaRN: Peng, Quesnelle, Fan and Shippole (2023); the code's reading of its ramp: the YaRN
+# reference code and Hugging Face's `transformers`. The structure of this notebook (implement,
+# demonstrate invariance, sanity-check, compare layouts, extend the context), the six sanity
+# checks and the constants of the demos that exercise them (positions 5 and 2, the shifts, the
+# offsets 3 and 5, the rotations by 3 and 4, the batch shape) follow the paper-to-code drill on
+# RoFormer; the numpy code and the text are written for this site.

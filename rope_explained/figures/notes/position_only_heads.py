@@ -27,7 +27,10 @@ _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8
         r"previous-token head for \(\alpha = 1, 10, 100\) (sequence length 20, \(D = 768\), "
         r"\(d = 64\), random inputs with a constant first coordinate). Grey, hatched cells are "
         r"hidden by the causal mask. At \(\alpha = 1\) the weight is spread over a few neighbours; "
-        r"from \(\alpha = 10\) on, every query puts practically all of it on position \(m-1\)."
+        r"from \(\alpha = 10\) on, every query puts practically all of it on position \(m-1\). "
+        r"Drawn with the site's frequencies \(10000^{-2i/d}\); with those of Wendler's notes, "
+        r"\(10^{-8i/(d-2)}\), no weight changes by more than "
+        r'{{ value("notes-schedule-pattern-gap") }}.'
     ),
     alt=(
         "Three square heatmaps side by side, query position m down, key position n across, "
@@ -131,9 +134,30 @@ def notes_two_neighbours_estimate(alpha: float = 10.0, d: int = 64) -> str:
 
 @value("notes-mean-weight-1", alpha=1.0, decimals=3)
 @value("notes-mean-weight-10", alpha=10.0, decimals=5)
-def notes_mean_weight(alpha: float = 1.0, decimals: int = 3) -> str:
+@value("notes-mean-weight-wendler-1", alpha=1.0, decimals=3, schedule="wendler")
+@value("notes-mean-weight-wendler-10", alpha=10.0, decimals=5, schedule="wendler")
+def notes_mean_weight(alpha: float = 1.0, decimals: int = 3, schedule: str = "standard") -> str:
     """Experiment 1: the weight on the previous token, averaged over the queries that have one."""
-    return f"{np.diag(previous_token_experiment()[alpha], k=-1).mean():.{decimals}f}"
+    A = previous_token_experiment(schedule=schedule)[alpha]
+    return f"{np.diag(A, k=-1).mean():.{decimals}f}"
+
+
+@value("notes-left-weight-wendler-10", alpha=10.0)
+def notes_left_weight_wendler(alpha: float = 10.0) -> str:
+    """Experiment 1 under Wendler's schedule: the mean weight left off the previous token (TeX)."""
+    A = previous_token_experiment(schedule="wendler")[alpha]
+    return times_ten(1 - np.diag(A, k=-1).mean(), 0)
+
+
+@value("notes-schedule-pattern-gap")
+def notes_schedule_pattern_gap(alpha: float = 1.0) -> str:
+    """Experiment 1 at ``alpha``: the largest difference, over all cells, between the
+    patterns of the two schedules, rounded up to two decimals."""
+    gap = np.abs(
+        previous_token_experiment(schedule="wendler")[alpha]
+        - previous_token_experiment(schedule="standard")[alpha]
+    ).max()
+    return f"{np.ceil(gap * 100) / 100:.2f}"
 
 
 @value("notes-left-weight-10", alpha=10.0)

@@ -14,6 +14,7 @@ from ...experiments import (
     induction_prompts,
     semantic_head_experiment,
     semantic_head_inputs,
+    semantic_head_weights,
     semantic_recency,
 )
 from ...model import Config
@@ -76,57 +77,128 @@ def semantic_recency_curves(T=1000, d=64):
     return fig
 
 
+#: The two frequency schedules of Experiment 3, as the figures label them: Wendler's notes use
+#: the first, the rest of the site the second.
+_SCHEDULES = (("wendler", "his schedule"), ("standard", "the site's schedule"))
+#: The y range of the panels that keep only the slowest pairs, zoomed in as in Fig. 8.1.
+_ZOOM = (0.98, 1.002)
+
+
 @register(
     "notes-semantic-sweep",
     caption=(
         r"Experiment 3 reproduced: the last of 1000 random vectors asks for the shared "
         r"meaning \(s\) that all 999 earlier ones carry (\(D = 768\), \(d = 64\)). Each panel "
-        r"shows its scores \(q_m^T k_n\) over the earlier positions \(n\) for one \(d_0\), "
-        r"divided by \(\|s_{d_0:}\|^2\), the score every key would get without RoPE (dashed "
-        r"line at 1). The head is close to a true semantic head only when it keeps the "
-        r"slowest pairs alone."
+        r"shows, for one \(d_0\), the last query's raw scores \(q_m^T k_n\) over the earlier "
+        r"positions \(n\), divided by \(\|s_{d_0:}\|^2\), the score every key would get "
+        r"without RoPE (dashed line at 1); not softmax weights, which Fig. 8.3 shows. Solid: "
+        r"the frequencies of Wendler's notes, \(\theta_i = 10^{-8i/(d-2)}\); dotted: the "
+        r"site's \(\theta_i = 10000^{-2i/d}\). The last two panels have their own, zoomed "
+        r"y axis (0.98 to 1): at the scale of the others their curves would lie on the line. "
+        r"The head is close to a true semantic head only when it keeps the slowest pairs alone."
     ),
     alt=(
-        "Five stacked line plots sharing the key position axis from 0 to 998 and a y axis "
-        "from -0.2 to 1.1, a dashed line at 1 in each. For d0 = 0 the curve is a noisy band "
-        "between about 0.1 and 0.5 that climbs to about 0.9 at the last positions; for "
-        "d0 = d/2 it is a slow wave between 0.3 and 0.7 reaching 1 at the end; for "
-        "d0 = d - d/4 it rises gently from about 0.93 to 1; for d0 = d - d/8 and d0 = d - 2 "
-        "it lies on the line at 1. Each panel states its flatness (max - min)/max: 0.941, "
-        "0.692, 0.073, 0.014 and 0.009."
+        "Five stacked line plots sharing the key position axis from 0 to 998, two curves and "
+        "a dashed line at 1 in each. The first three share a y axis from -0.2 to 1.1. For "
+        "d0 = 0 both curves are a noisy band between about 0.1 and 0.5 that climbs to about "
+        "0.9 at the last positions; for d0 = d/2 a slow wave between 0.3 and 0.7 reaching 1 at "
+        "the end; for d0 = d - d/4 a gentle rise from about 0.93 (site's schedule) or 0.95 "
+        "(his schedule) to 1. The last two panels zoom into 0.98 to 1: for d0 = d - d/8 and "
+        "d0 = d - 2 the curves rise gently to 1 at the query, the site's schedule starting "
+        "lower than his. Each panel states the spread (max - min)/max for both schedules: "
+        'his {{ value("notes-flatness-wendler-0") }}, '
+        '{{ value("notes-flatness-wendler-32") }}, {{ value("notes-flatness-wendler-48") }}, '
+        '{{ value("notes-flatness-wendler-56") }} and {{ value("notes-flatness-wendler-62") }}; '
+        'the site\'s {{ value("notes-flatness-0") }}, {{ value("notes-flatness-32") }}, '
+        '{{ value("notes-flatness-48") }}, {{ value("notes-flatness-56") }} and '
+        '{{ value("notes-flatness-62") }}.'
     ),
     T=1000,
     D=768,
     d=64,
 )
 def semantic_sweep(T=1000, D=768, d=64):
-    """Experiment 3: the last query's normalised scores over its predecessors, per d0."""
+    """Experiment 3: the last query's normalised scores over its predecessors, per d0, under
+    both frequency schedules."""
     d0s = d0_sweep_values(d)
-    scores = semantic_head_experiment(d0_values=d0s, T=T, D=D, d=d)
+    scores = {
+        sch: semantic_head_experiment(d0_values=d0s, T=T, D=D, d=d, schedule=sch)
+        for sch, _ in _SCHEDULES
+    }
     _, s = semantic_head_inputs(T=T, D=D, d=d)
-    fig, axes = new_figure(
-        len(d0s), 1, width=7.2, height=7.0, sharex=True, sharey=True, layout="constrained"
-    )
+    fig, axes = new_figure(len(d0s), 1, width=7.2, height=8.2, sharex=True, layout="constrained")
     n = np.arange(T - 1)
-    for ax, color, label, d0 in zip(axes, COLORS, _D0_LABELS, d0s, strict=False):
+    for k, (ax, color, label, d0) in enumerate(zip(axes, COLORS, _D0_LABELS, d0s, strict=False)):
         ideal = float(np.sum(s[d0:] ** 2))  # the score of every key without rotations
-        y = scores[d0] / ideal
         ax.axhline(1.0, color="0.4", lw=0.8, ls="--", zorder=0)
-        ax.plot(n, y, color=color, lw=1.2)
-        flat = np.ptp(scores[d0]) / scores[d0].max()
+        spreads = []
+        for (sch, name), ls in zip(_SCHEDULES, ("-", ":"), strict=True):
+            y = scores[sch][d0] / ideal
+            ax.plot(n, y, color=color if sch == "wendler" else "0.25", lw=1.4, ls=ls, label=name)
+            spreads.append(np.ptp(scores[sch][d0]) / scores[sch][d0].max())
+        zoomed = k >= len(d0s) - 2
         ax.text(
             0.01,
             0.08,
-            f"{label}   (max - min)/max = {flat:.3f}",
+            f"{label}{'  (zoom)' if zoomed else ''}   (max - min)/max: "
+            f"his {spreads[0]:.3f}, site's {spreads[1]:.3f}",
             transform=ax.transAxes,
-            fontsize=11,
+            fontsize=10.5,
             bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1.5},
         )
-        ax.set_ylim(-0.2, 1.1)
+        ax.set_ylim(*(_ZOOM if zoomed else (-0.2, 1.1)))
         ax.grid(alpha=0.3)
+    axes[0].legend(loc="upper left", fontsize=10, ncols=2, framealpha=0.9)
     axes[-1].set_xlim(0, T - 2)
     axes[-1].set_xlabel(r"key position $n$ (the query is at $m = 999$)")
-    fig.supylabel(r"$q_m^T k_n \,/\, \|s_{d_0:}\|^2$", fontsize=12)
+    fig.supylabel(r"raw score $q_m^T k_n \,/\, \|s_{d_0:}\|^2$", fontsize=12)
+    return fig
+
+
+@register(
+    "notes-semantic-softmax",
+    caption=(
+        r"Experiment 3 as attention weights: the softmax of the same scores over the 999 "
+        r"earlier keys (the query's own key, which holds noise, is left out), times 999, so "
+        r"that an ideal semantic head would draw the dashed line at 1, against the distance "
+        r"\(m - n\) of the key from the query (both axes logarithmic). Top: the "
+        r"frequencies of Wendler's notes; bottom: the site's. The softmax sharpens the raw "
+        r"scores' recency bias: with every pair in use, the nearest key takes "
+        r'{{ value("notes-softmax-nearest-0") }} of the weight under his schedule.'
+    ),
+    alt=(
+        "Two stacked line plots, his schedule on top and the site's below, each with five "
+        "curves of weight times 999 on a log axis from 0.001 to 1000 against the distance "
+        "from the query, 1 to 999 tokens on a log axis, and a dashed line at 1. In both, "
+        "d0 = 0 starts at about 950 at distance 1 and falls below the axis within about ten "
+        "tokens; d0 = d/2 starts between 20 and 30 and falls below the axis after 130 to 160 "
+        "tokens; d0 = d - d/4 falls slowly from between 1.5 and 2 to between 0.2 and 0.4; "
+        "d0 = d - d/8 and d0 = d - 2 stay close to 1."
+    ),
+    T=1000,
+    D=768,
+    d=64,
+)
+def semantic_softmax(T=1000, D=768, d=64):
+    """Experiment 3: the last query's softmax weights over its predecessors, per d0."""
+    d0s = d0_sweep_values(d)
+    fig, axes = new_figure(2, 1, width=7.2, height=6.4, sharex=True, layout="constrained")
+    distance = np.arange(T - 1, 0, -1)  # keys n = 0..T-2, the query at T-1
+    styles = ("-", "-", "-.", "--", ":")
+    for ax, (sch, name) in zip(axes, _SCHEDULES, strict=True):
+        weights = semantic_head_weights(d0_values=d0s, T=T, D=D, d=d, schedule=sch)
+        ax.axhline(1.0, color="0.4", lw=0.8, ls="--", zorder=0)
+        for color, ls, label, d0 in zip(COLORS, styles, _D0_LABELS, d0s, strict=False):
+            ax.plot(distance, weights[d0] * (T - 1), color=color, ls=ls, lw=1.6, label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_ylim(1e-3, 2e3)
+        ax.grid(alpha=0.3)
+        ax.set_title(name, fontsize=12)
+    axes[0].legend(loc="upper right", fontsize=10, ncols=2, framealpha=0.9)
+    axes[-1].set_xlim(1, T - 1)
+    axes[-1].set_xlabel(r"distance $m - n$ of the key from the query (tokens)")
+    fig.supylabel(r"softmax weight $\times\ 999$", fontsize=12)
     return fig
 
 
@@ -161,6 +233,18 @@ def notes_recency_loss(d0: int = 56, T: int = 1000, d: int = 64) -> str:
     return f"{100 * (1 - _recency_by_distance(T, d, d0)[-1]):.1f}"
 
 
+@value("notes-slowest-turn-wendler")
+def notes_slowest_turn_wendler(T: int = 1000, d: int = 64) -> str:
+    """How far, in radians, the slowest pair of Wendler's schedule turns over T - 1 tokens."""
+    return f"{(T - 1) * frequencies(d, schedule='wendler')[-1]:.4f}"
+
+
+@value("notes-slowest-drop-wendler")
+def notes_slowest_drop_wendler(T: int = 1000, d: int = 64) -> str:
+    """The drop 1 - cos of that angle, in percent."""
+    return f"{100 * (1 - np.cos((T - 1) * frequencies(d, schedule='wendler')[-1])):.1f}"
+
+
 @value("notes-slowest-frequency")
 def notes_slowest_frequency(d: int = 64) -> str:
     """The frequency of the slowest pair (TeX)."""
@@ -190,10 +274,45 @@ def notes_slowest_drop(T: int = 1000, d: int = 64) -> str:
 @value("notes-flatness-48", d0=48)
 @value("notes-flatness-56", d0=56)
 @value("notes-flatness-62", d0=62)
-def notes_flatness(d0: int = 0) -> str:
+@value("notes-flatness-wendler-0", d0=0, schedule="wendler")
+@value("notes-flatness-wendler-32", d0=32, schedule="wendler")
+@value("notes-flatness-wendler-48", d0=48, schedule="wendler")
+@value("notes-flatness-wendler-56", d0=56, schedule="wendler")
+@value("notes-flatness-wendler-62", d0=62, schedule="wendler")
+def notes_flatness(d0: int = 0, schedule: str = "standard") -> str:
     """Experiment 3: the spread (max - min) / max of the last query's scores."""
-    scores = semantic_head_experiment(d0_values=(d0,))[d0]
+    scores = semantic_head_experiment(d0_values=(d0,), schedule=schedule)[d0]
     return f"{np.ptp(scores) / scores.max():.3f}"
+
+
+def _weights(d0: int, schedule: str) -> np.ndarray:
+    """Experiment 3: the last query's softmax weights over its 999 predecessors."""
+    return semantic_head_weights(d0_values=(d0,), schedule=schedule)[d0]
+
+
+@value("notes-softmax-nearest-0", d0=0, schedule="wendler")
+@value("notes-softmax-nearest-0-standard", d0=0, schedule="standard")
+def notes_softmax_nearest(d0: int = 0, schedule: str = "wendler") -> str:
+    """Experiment 3: the softmax weight of the nearest earlier key."""
+    return f"{_weights(d0, schedule)[-1]:.2f}"
+
+
+@value("notes-softmax-last-ten-32", d0=32, schedule="wendler")
+def notes_softmax_last_ten(d0: int = 32, schedule: str = "wendler", keys: int = 10) -> str:
+    """Experiment 3: the weight the ``keys`` nearest earlier keys take together, in percent."""
+    return f"{100 * _weights(d0, schedule)[-keys:].sum():.0f}"
+
+
+@value("notes-softmax-low-48", d0=48, end="min")
+@value("notes-softmax-high-48", d0=48, end="max")
+@value("notes-softmax-low-56", d0=56, end="min")
+@value("notes-softmax-high-56", d0=56, end="max")
+@value("notes-softmax-low-62", d0=62, end="min")
+@value("notes-softmax-high-62", d0=62, end="max")
+def notes_softmax_range(d0: int = 62, end: str = "min", schedule: str = "wendler") -> str:
+    """Experiment 3: the smallest (or largest) weight, as a multiple of the uniform 1/999."""
+    w = _weights(d0, schedule) * 999
+    return f"{(w.min() if end == 'min' else w.max()):.2f}"
 
 
 def _benchmark_lengths() -> np.ndarray:
@@ -231,3 +350,13 @@ def notes_distance_limit() -> str:
     cfg = Config()
     half_step = (letter_angle("b") - letter_angle("a")) / 2
     return f"{half_step / frequencies(cfg.d, cfg.base)[-1]:.0f}"
+
+
+@value("notes-rival-nearby-limit")
+def notes_rival_nearby_limit() -> str:
+    """The distance beyond which the right letter loses to the next letter round the circle
+    sitting right next to the query: where the slowest pair has turned by a whole letter
+    step, pi/13."""
+    cfg = Config()
+    step = letter_angle("b") - letter_angle("a")
+    return f"{step / frequencies(cfg.d, cfg.base)[-1]:,.0f}"

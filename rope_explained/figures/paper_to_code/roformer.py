@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...rope import apply_rope, frequencies, scaled_frequencies
+from ...rope import apply_rope, frequencies, scaled_frequencies, yarn_keep
 from .. import register, value
 from ..style import COLORS, DIVERGING, centred_norm, new_figure
 
@@ -42,10 +42,10 @@ def score_diagonals(d=64, length=48, seed=2):
 
 @register(
     "paper-layouts",
-    caption=r"Which coordinates share a rotation, for \(d = 16\). Interleaved (RoFormer, GPT-J): "
-    r"pair \(i\) is coordinates \((2i, 2i+1)\). Rotate-half (GPT-NeoX, LLaMA): pair \(i\) is "
-    r"\((i, i + d/2)\). The number in each cell is the pair index \(i\), so its frequency "
-    r"\(\theta_i\).",
+    caption=r"Which coordinates share a rotation, for \(d = 16\). Interleaved (RoFormer, GPT-J, "
+    r"Meta's reference LLaMA code): pair \(i\) is coordinates \((2i, 2i+1)\). Rotate-half "
+    r"(GPT-NeoX, the Hugging Face port of LLaMA): pair \(i\) is \((i, i + d/2)\). The number "
+    r"in each cell is the pair index \(i\), so its frequency \(\theta_i\).",
     alt="Two rows of 16 cells, one per coordinate 0 to 15. Top row, interleaved: pair indices "
     "0 0 1 1 2 2 up to 7 7. Bottom row, rotate-half: pair indices 0 to 7, then 0 to 7 again.",
     d=16,
@@ -134,7 +134,9 @@ def long_term_decay(d=128, max_distance=512, n_vectors=200, seed=0):
     r"10000, a trained context \(L = 2048\) and an extension by \(s = 4\). Dashed: the original "
     r"RoPE. Position Interpolation stretches every pair by \(s\); NTK-aware scaling keeps the fast "
     r"pairs and stretches the slowest by \(s\); YaRN keeps pairs that turn many times within "
-    r"\(L\), interpolates those that turn less than once and ramps in between.",
+    r"\(L\), interpolates those that turn less than once and ramps in between, drawn here "
+    r"with the ramp of the YaRN reference code and Hugging Face, equation (10.8), which is "
+    r"linear in the pair index.",
     alt="Three log-scale line plots of wavelength against pair index 0 to 63, one per method. "
     "The original wavelengths rise from 6.3 to about 54000. Linear scaling lies a factor 4 above "
     "everywhere. NTK starts on the original and ends a factor 4 above. YaRN matches the original "
@@ -169,6 +171,67 @@ def context_wavelengths(d=128, base=10000.0, factor=4.0, original_max_position=2
     axes[2].text(d // 2 - 1, original_max_position * 0.8, r"$L$", ha="right", va="top")
     axes[2].text(d // 2 - 1, factor * original_max_position * 1.2, r"$sL$", ha="right", va="bottom")
     return fig
+
+
+@register(
+    "paper-yarn-ramps",
+    caption=r"YaRN's blend weight \(\rho_i\) (1: the pair keeps \(\theta_i\); 0: it is "
+    r"interpolated to \(\theta_i/s\)) for \(d = 128\), base 10000 and \(L = 2048\), read "
+    r"two ways. Paper: linear in the number of turns \(r_i\), equation (10.7). Code (YaRN "
+    r"reference code, Hugging Face, this package and Figure 10.4): linear in the pair index "
+    r"between rounded ends, equation (10.8). Left against the pair index, right against "
+    r"\(r_i\) on a log axis. The two differ by up to "
+    r'{{ value("paper-yarn-ramp-gap") }}, at pair {{ value("paper-yarn-ramp-gap-pair") }}.',
+    alt="Two line plots with markers, two curves each. Left: weight against pair index 0 to "
+    "63. Both curves are 1 up to pair 16 and 0 from pair 41 on; between, the code's curve "
+    "falls in a straight line, the paper's falls fast at first and then slowly, lying below "
+    'the code\'s by up to {{ value("paper-yarn-ramp-gap") }}. Right: weight against the number '
+    "of turns r on a log axis from about 0.03 to 500: the paper's curve rises as a straight line "
+    "in r, which bends on the log axis, the code's as a straight line in log r.",
+    d=128,
+    base=10000.0,
+    original_max_position=2048,
+)
+def yarn_ramps(d=128, base=10000.0, original_max_position=2048):
+    """YaRN's weight rho_i under the paper's formula and under the reference code's ramp."""
+    i = np.arange(d // 2)
+    turns = original_max_position * frequencies(d, base) / (2 * np.pi)  # r_i
+    fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=3.6, sharey=True, layout="constrained")
+    for ramp, label, color, marker in (
+        ("code", "code (10.8)", COLORS[0], "o"),
+        ("paper", "paper (10.7)", COLORS[5], "s"),
+    ):
+        rho = yarn_keep(d, base=base, original_max_position=original_max_position, ramp=ramp)
+        ax0.plot(i, rho, color=color, marker=marker, ms=3.5, lw=1.4, label=label)
+        ax1.plot(turns, rho, color=color, marker=marker, ms=3.5, lw=1.4, label=label)
+    ax0.set_xlabel(r"pair index $i$")
+    ax0.set_ylabel(r"weight $\rho_i$ on $\theta_i$")
+    ax1.set_xscale("log")
+    ax1.set_xlim(turns.min() / 1.5, turns.max() * 1.5)
+    ax1.set_xlabel(r"turns $r_i$ within $L$")
+    for ax in (ax0, ax1):
+        ax.grid(alpha=0.3)
+    ax0.legend(loc="upper right", fontsize=10)
+    return fig
+
+
+def _ramp_gap(d: int = 128, base: float = 10000.0, original_max_position: int = 2048):
+    """The largest difference between the two readings of YaRN's weight, and its pair."""
+    kw = {"base": base, "original_max_position": original_max_position}
+    gap = np.abs(yarn_keep(d, ramp="code", **kw) - yarn_keep(d, ramp="paper", **kw))
+    return float(gap.max()), int(np.argmax(gap))
+
+
+@value("paper-yarn-ramp-gap")
+def paper_yarn_ramp_gap() -> str:
+    """The largest difference between the code's and the paper's YaRN weights."""
+    return f"{_ramp_gap()[0]:.2f}"
+
+
+@value("paper-yarn-ramp-gap-pair")
+def paper_yarn_ramp_gap_pair() -> str:
+    """The pair at which the two readings of YaRN's weight differ most."""
+    return str(_ramp_gap()[1])
 
 
 # Values the page states ------------------------------------------------------------------------
