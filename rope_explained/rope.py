@@ -351,14 +351,16 @@ def yarn_keep(
     r"""YaRN's blend: for each pair, the weight on its own frequency \(\theta_i\).
 
     YaRN (NTK-by-parts) gives pair \(i\) the frequency
-    \(h(\theta_i) = (1 - \gamma_i)\,\theta_i / s + \gamma_i\,\theta_i\): \(\gamma_i = 1\) keeps
-    the pair, \(\gamma_i = 0\) interpolates it like Position Interpolation. How \(\gamma\)
+    \(h(\theta_i) = (1 - \rho_i)\,\theta_i / s + \rho_i\,\theta_i\): \(\rho_i = 1\) keeps
+    the pair, \(\rho_i = 0\) interpolates it like Position Interpolation. How \(\rho\)
     moves between the two is read two ways:
 
     * ``ramp="paper"``, the formula of the YaRN paper (Peng et al. 2023, v2, eqs. 17-20):
-      \(\gamma\) is linear in the number of turns \(r_i = L / \lambda_i = L\theta_i/2\pi\)
-      the pair makes over the original context \(L\), 0 below ``beta_slow`` (\(\alpha = 1\))
-      and 1 above ``beta_fast`` (\(\beta = 32\));
+      \(\rho\) is linear in the number of turns \(r_i = L / \lambda_i = L\theta_i/2\pi\)
+      the pair makes over the original context \(L\), 0 below ``beta_slow``
+      (\(r_\text{slow} = 1\)) and 1 above ``beta_fast`` (\(r_\text{fast} = 32\)); the
+      paper calls these bounds \(\alpha\) and \(\beta\), letters this site gives the
+      model's sharpness settings;
     * ``ramp="code"``, the YaRN reference code and Hugging Face's ``_compute_yarn_parameters``:
       linear in the pair index \(i\), between the pair indices at which \(r\) equals
       ``beta_fast`` (rounded down) and ``beta_slow`` (rounded up). This is what
