@@ -3,10 +3,23 @@
 The RoPE mathematics (:mod:`rope_explained.rope`), the two pairing conventions
 (:mod:`rope_explained.conventions`), the demo embedding (:mod:`rope_explained.embedding`), the
 hand-built heads (:mod:`rope_explained.heads`), the two-layer model and its traced forward pass
-(:mod:`rope_explained.model`) and the experiments (:mod:`rope_explained.experiments`).
+(:mod:`rope_explained.model`), the experiments (:mod:`rope_explained.experiments`), incremental
+decoding, padding and packing (:mod:`rope_explained.decoding`) and RoPE in low-precision
+formats (:mod:`rope_explained.precision`).
 """
 
 from .conventions import half_to_interleaved, interleaved_to_half, rope_complex, rope_rotate_half
+from .decoding import (
+    FAULTS,
+    DecodeStep,
+    KVCache,
+    decode,
+    decode_step,
+    document_starts,
+    new_cache,
+    pack,
+    pad_left,
+)
 from .embedding import (
     BOS,
     VOCAB,
@@ -44,6 +57,17 @@ from .model import (
     predict_last,
     predict_next,
 )
+from .precision import (
+    PIPELINES,
+    angle_error,
+    angles,
+    cos_sin_error,
+    first_failure,
+    log_positions,
+    previous_token_attention,
+    rotate_in,
+    score_drift,
+)
 from .rope import (
     LAYOUTS,
     SCALING_METHODS,
@@ -60,23 +84,34 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BOS",
+    "FAULTS",
     "HEADS",
     "LAYOUTS",
+    "PIPELINES",
     "SCALING_METHODS",
     "SCHEDULES",
     "VOCAB",
     "Config",
+    "DecodeStep",
     "InductionPrompt",
+    "KVCache",
     "LastPosition",
     "Slots",
     "Trace",
+    "angle_error",
+    "angles",
     "apply_rope",
     "apply_rope_matrix",
     "causal_softmax",
     "constant_key_vector",
+    "cos_sin_error",
     "d0_sweep_values",
+    "decode",
+    "decode_step",
+    "document_starts",
     "embed_index",
     "embedding_matrix",
+    "first_failure",
     "forward",
     "forward_tokens",
     "frequencies",
@@ -86,18 +121,25 @@ __all__ = [
     "induction_prompts",
     "interleaved_to_half",
     "letter_angle",
+    "log_positions",
     "make_config",
+    "new_cache",
+    "pack",
+    "pad_left",
     "pair_horizons",
     "plane_basis",
     "plane_reader",
     "predict_last",
     "predict_next",
+    "previous_token_attention",
     "previous_token_experiment",
     "previous_token_scores",
     "rope_complex",
     "rope_rotate_half",
+    "rotate_in",
     "rotation_matrix",
     "scaled_frequencies",
+    "score_drift",
     "semantic_head_experiment",
     "semantic_head_inputs",
     "semantic_offset_scores",

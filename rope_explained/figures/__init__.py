@@ -68,6 +68,8 @@ MODULES = (
     "notes.open_questions",
     "paper_to_code.roformer",
     "paper_to_code.roformer_exercise",
+    "real_models.decoding",
+    "real_models.precision",
     "playground",
 )
 
