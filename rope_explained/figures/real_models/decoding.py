@@ -56,8 +56,9 @@ def _faulty(fault, text: str = TEXT, prefill: int = len(HALF)) -> range:
     caption=(
         r"The previous-token head of layer 0 while the model decodes "
         r"thequickbrownfxjmpsv twice, one letter per step: each row is the new query's "
-        r"attention over everything cached. The first 20 letters are read correctly in every "
-        r"panel; from the dashed line on, the middle panel rotates the cached keys again at "
+        r'attention over everything cached. The first {{ value("decoding-prefill") }} letters '
+        r"are read correctly in every "
+        r"panel; from the dotted line on, the middle panel rotates the cached keys again at "
         r"every step and the right one puts each new letter at position 0. With a correct "
         r"cache the rows equal those of the full forward pass; with either fault the band "
         r"on \(m-1\) is gone."
@@ -65,9 +66,9 @@ def _faulty(fault, text: str = TEXT, prefill: int = len(HALF)) -> range:
     alt=(
         "Three square heatmaps, query step down and key position across, upper triangle grey. "
         "Left: one bright cell per row just below the diagonal all the way down. Middle and "
-        "right: the same band for the first 21 rows, then below a dashed line the rows are "
-        "dark except for scattered cells far from the diagonal (middle) or bright cells at "
-        "the left edge and on the diagonal (right)."
+        "right: the same band for the first rows, then below a dotted line the weight sits "
+        "on the diagonal with a few scattered cells (middle), or is spread thinly over the "
+        "first column and the recent letters (right)."
     ),
 )
 def layer0_steps():
@@ -92,8 +93,9 @@ def layer0_steps():
 @register(
     "decoding-padding",
     caption=(
-        r"Layer 1 (the induction head) on thecatsatonthec behind four pad tokens (the first "
-        r"four rows and columns). Left: pads counted in the positions and hidden from "
+        r"Layer 1 (the induction head) on thecatsatonthec behind "
+        r'{{ value("padding-pads") }} pad tokens (the first rows and columns). Left: pads '
+        r"counted in the positions and hidden from "
         r"attention; middle: the text numbered from 0 and the pads hidden, as Hugging Face's "
         r"generation code does; right: pads counted but visible. Left and middle give the "
         r"text the same patterns and prediction as the unpadded run; on the right the "
@@ -101,10 +103,10 @@ def layer0_steps():
         r"token."
     ),
     alt=(
-        "Three square heatmaps of 20 positions, query down and key across. Left and middle: "
-        "the first four columns are grey (hidden) and the remaining triangle shows a few "
-        "bright cells, identical in both. Right: the first four columns are visible and "
-        "several rows have their bright cell in those pad columns."
+        "Three square heatmaps, query down and key across. Left and middle: "
+        "the first few columns are grey (hidden) and the remaining triangle shows a few "
+        "bright cells, identical in both. Right: the pad columns are visible and "
+        "the first rows of the text spread their weight over those pad columns."
     ),
 )
 def padding_patterns():
@@ -322,3 +324,17 @@ def decoding_copied_restart_early() -> str:
     run = steps("restart", prefill=0)
     idx = [m for m in _faulty(None) if m < len(TEXT)]
     return str(sum(run[m].prediction == TEXT[m] for m in idx))
+
+
+@value("padding-nobos-rows")
+def padding_nobos_rows(text: str = "abcdeab") -> str:
+    """How many rows (letters) the start-token-free padding example has."""
+    return str(len(text))
+
+
+@value("decoding-letters", what="letters")
+@value("decoding-prefill", what="prefill")
+@value("padding-pads", what="pads")
+def decoding_sizes(what: str = "letters") -> str:
+    """The sizes of the examples: letters decoded, letters read before a fault, pads."""
+    return str({"letters": len(TEXT), "prefill": len(HALF), "pads": PADS}[what])

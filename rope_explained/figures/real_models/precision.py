@@ -10,7 +10,9 @@ import functools
 
 import numpy as np
 
+from ...model import Config, build_weights
 from ...precision import (
+    DTYPES,
     PIPELINES,
     angle_error,
     cos_sin_error,
@@ -19,6 +21,7 @@ from ...precision import (
     previous_token_attention,
     score_drift,
 )
+from ...rope import apply_rope
 from .. import register, thousands, times_ten, value
 from ..style import COLORS, new_figure
 
@@ -59,8 +62,8 @@ def _plot(ax, name: str, x: np.ndarray, y: np.ndarray, label: str | None = None)
         r"\(m\theta_i\) formed in each format, against float64, for absolute positions \(m\) "
         r"from 1 to \(10^6\). Right: the error of \(\cos m\theta_i\) and \(\sin m\theta_i\) "
         r"for each recipe (angle format, then storage format). The float32 angle error grows "
-        r"in proportion to \(m\); storing cosine and sine in bf16 adds a floor of about "
-        r"\(2^{-9}\) at every position; angles formed in bf16 or fp16 are wrong by whole "
+        r"in proportion to \(m\); storing cosine and sine in bf16 adds a floor that is the "
+        r"same at every position; angles formed in bf16 or fp16 are wrong by whole "
         r"radians long before \(10^6\)."
     ),
     alt=(
@@ -94,10 +97,12 @@ def angle_errors():
     "precision-score-drift",
     caption=(
         r"How far the previous-token head's score of the previous token, "
-        r"\(q_m^T k_{m-1}\) (320 in exact arithmetic, at every \(m\)), moves from its value "
-        r"at \(m = 1\), per recipe. float64 stays at rounding level; float32 drifts in "
-        r"proportion to \(m\); bf16 and fp16 storage add a position-independent scatter of "
-        r"a tenth of a unit; bf16 and fp16 throughout lose the relative property entirely."
+        r'\(q_m^T k_{m-1}\) ({{ value("precision-peak-score") }} in exact arithmetic, at every '
+        r"\(m\)), moves from its value "
+        r"at \(m = 1\), per recipe. float64 stays at rounding level; float32 shows no drift at "
+        r"all until late in the range, then grows quickly; bf16 and fp16 storage add a "
+        r"scatter that does not grow with the position; bf16 and fp16 throughout lose the "
+        r"relative property entirely. A drift of exactly 0 is drawn at \(10^{-16}\)."
     ),
     alt=(
         "Log-log line plot of the absolute score drift against position from 1 to one "
@@ -203,9 +208,69 @@ def precision_drift(pipeline: str = "float32", decimals: int = 1) -> str:
     return times_ten(mant * 10.0**exponent, decimals)
 
 
-@value("precision-bf16-position-257")
-def precision_bf16_position_257(m: float = 257.0) -> str:
-    """What bf16 makes of the position 257."""
+@value("precision-bf16-failure-rounded")
+def precision_bf16_failure_rounded() -> str:
+    """What bf16 makes of the position where the head first fails in bf16."""
     import ml_dtypes
 
+    m = float(first_failure("bfloat16"))
     return thousands(float(np.array([m]).astype(ml_dtypes.bfloat16).astype(np.float64)[0]))
+
+
+@value("precision-exact-float32", dtype="float32")
+@value("precision-exact-bfloat16", dtype="bfloat16")
+@value("precision-exact-float16", dtype="float16")
+def precision_exact_integers(dtype: str = "bfloat16") -> str:
+    """The largest n such that every integer up to n is exact in the format: 2 to the number of
+    significand bits (the stored ones plus the implicit one)."""
+    import ml_dtypes
+
+    return thousands(2.0 ** (ml_dtypes.finfo(DTYPES[dtype]).nmant + 1))
+
+
+@value("precision-bits-float32", dtype="float32")
+@value("precision-bits-bfloat16", dtype="bfloat16")
+@value("precision-bits-float16", dtype="float16")
+def precision_bits(dtype: str = "bfloat16") -> str:
+    """Significand bits of the format, the implicit one included."""
+    import ml_dtypes
+
+    return str(ml_dtypes.finfo(DTYPES[dtype]).nmant + 1)
+
+
+@value("precision-float16-max", dtype="float16", tex=False)
+@value("precision-max-float32", dtype="float32", tex=True)
+@value("precision-max-bfloat16", dtype="bfloat16", tex=True)
+def precision_max(dtype: str = "float16", tex: bool = False) -> str:
+    """The largest finite number of the format (TeX in scientific notation, or with
+    thousands separators)."""
+    import ml_dtypes
+
+    top = float(ml_dtypes.finfo(DTYPES[dtype]).max)
+    return times_ten(top, 1) if tex else thousands(top)
+
+
+@value("precision-peak-score")
+def precision_peak_score() -> str:
+    """The previous-token head's score of the previous token in exact arithmetic, alpha d/2."""
+    L0 = build_weights(Config()).L0
+    h = np.zeros(Config().D)
+    h[0] = 1.0  # the bias coordinate, the only one the head reads
+    q = apply_rope((L0.W_q @ h)[None], [1.0])[0]
+    k = apply_rope((L0.W_k @ h)[None], [0.0])[0]
+    return f"{float(np.dot(q, k)):.0f}"
+
+
+@value("precision-fp32-exact-until")
+def precision_fp32_exact_until() -> str:
+    """The last sampled position up to which the float32 score drift is exactly zero."""
+    p = positions_for("float32")[1:]
+    drift = score_drift(p, "float32")
+    return thousands(p[np.nonzero(drift)[0][0] - 1])
+
+
+@value("precision-fp32-angle-bound")
+def precision_fp32_angle_bound(m: float = 1e6) -> str:
+    """The bound 2 m theta_i 2^-24 on the float32 angle error (theta_i and the product each
+    rounded once) at m = 10**6 and theta_0 = 1, in TeX."""
+    return times_ten(2 * m * 2.0**-24, 0)
