@@ -245,7 +245,7 @@ def previous_token_attention(
     the key at \(m - 1\), for a query at each absolute position \(m\) of ``positions``,
     computed with ``pipeline`` (a key of :data:`PIPELINES`).
 
-    ``positions``: at most 64 integers in ``[1, 10**6]`` (float16 pipelines: up to 65,504).
+    ``positions``: at most 32 integers in ``[1, 10**6]`` (float16 pipelines: up to 65,504).
     The head reads no token, so only positions matter: when the angle dtype rounds positions,
     every key up to \(m\) is scored (keys that round alike only once); otherwise the
     ``window`` keys before \(m\) (an integer in ``[16, 65536]``), beyond which every key
@@ -253,8 +253,8 @@ def previous_token_attention(
     """
     adt, sdt = _pipeline(pipeline)
     m = _query_positions(positions, adt, sdt)
-    if len(m) > 64:
-        raise ValueError(f"positions must hold at most 64 queries; got {len(m)}")
+    if len(m) > 32:
+        raise ValueError(f"positions must hold at most 32 queries; got {len(m)}")
     window = check_int_range("window", window, 16, 65536)
     return np.array([_attention_on_previous(float(x), adt, sdt, window) for x in m])
 
@@ -262,13 +262,13 @@ def previous_token_attention(
 def first_failure(pipeline: str = "bfloat16", limit: int = 4096, window: int = 256) -> int:
     r"""The first position \(m\) at which the previous-token head, computed with ``pipeline``,
     gives the key at \(m - 1\) less than half of its attention; 0 if none does up to
-    ``limit`` (an integer in ``[2, 65504]``). Every query from 1 to ``limit`` is checked
-    against the ``window`` keys before it (an integer in ``[16, 1024]``, wide enough for the
+    ``limit`` (an integer in ``[2, 16384]``). Every query from 1 to ``limit`` is checked
+    against the ``window`` keys before it (an integer in ``[16, 512]``, wide enough for the
     rounding of every format at these positions).
     """
     adt, sdt = _pipeline(pipeline)
-    limit = check_int_range("limit", limit, 2, 65504)
-    window = check_int_range("window", window, 16, 1024)
+    limit = check_int_range("limit", limit, 2, 16384)
+    window = check_int_range("window", window, 16, 512)
     q_pre, k_pre = _head()
     pos = np.arange(0.0, limit + 1)
     K = _rotate(np.tile(k_pre, (len(pos), 1)), pos, adt, sdt)  # (N, d) one key per position

@@ -48,16 +48,21 @@ from hypothesis.extra import numpy as hnp
 import rope_explained
 from rope_explained import (
     conventions,
+    decoding,
     embedding,
     examples,
     experiments,
     figures,
     heads,
     model,
+    precision,
     rope,
 )
 
-MODULES = (rope_explained, embedding, rope, conventions, heads, model, experiments, examples)
+MODULES = (
+    rope_explained, embedding, rope, conventions, heads, model, experiments, examples, decoding,
+    precision,
+)  # fmt: skip
 FIGURE_API = (
     "register",
     "get",
@@ -107,6 +112,7 @@ CALLABLES = public_callables()
 SAMPLE_TRACE = model.forward("abcab")
 SAMPLE_LAST = model.predict_last("abcab")
 SAMPLE_PROMPT = experiments.induction_prompts(1, 3, 12, seed=1)[0]
+SAMPLE_STEP = decoding.decode("abca")[-1]
 
 
 # --- valid arguments ----------------------------------------------------------------------------
@@ -229,6 +235,31 @@ VALID = {
     "n_heads": lambda z: st.just(1),
     "rotary_dims": lambda z: st.none() | st.just(z.d),
     "mask": lambda z: st.none() | st.just(np.tri(z.seq, dtype=bool)),
+    # decoding, padding and packing
+    "cache": lambda z: st.just(decoding.new_cache()) | st.just(SAMPLE_STEP.cache),
+    "position": lambda z: st.none() | st.floats(-1e4, 1e4),
+    "fault": lambda z: st.none(),  # a fault with a position is refused: drawn in test_decoding
+    "prefill": lambda z: st.integers(0, 1),
+    "pads": lambda z: st.integers(0, 6),
+    "count_pads": lambda z: st.booleans(),
+    "mask_pads": lambda z: st.booleans(),
+    "texts": lambda z: st.lists(
+        st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=10), min_size=1, max_size=3
+    ),
+    "reset_positions": lambda z: st.booleans(),
+    "mask_documents": lambda z: st.booleans(),
+    # precision
+    "dtype": lambda z: st.sampled_from(list(precision.DTYPES)),
+    "angle_dtype": lambda z: st.sampled_from(list(precision.DTYPES)),
+    "storage_dtype": lambda z: st.sampled_from(list(precision.DTYPES)),
+    "pipeline": lambda z: st.sampled_from(list(precision.PIPELINES)),
+    "window": lambda z: st.integers(16, 300),
+    "limit": lambda z: st.integers(2, 300),
+    "top": lambda z: st.integers(2, 10**6),
+    "per_decade": lambda z: st.integers(1, 8),
+}
+PRECISION_POSITIONS = {
+    "positions": lambda z: arrays((z.seq,), st.integers(1, 60000).map(float)),
 }
 #: Per-callable valid values where the generic ones do not fit together.
 OVERRIDES = {
@@ -264,6 +295,29 @@ OVERRIDES = {
             max_size=z.seq,
         ),
         "positions": lambda z: st.none() | arrays((z.seq,), st.floats(-1e4, 1e4)),
+    },
+    **{
+        f"rope_explained.precision.{name}": PRECISION_POSITIONS
+        for name in (
+            "angles",
+            "angle_error",
+            "cos_sin_error",
+            "score_drift",
+            "previous_token_attention",
+        )
+    },  # fmt: skip
+    "rope_explained.precision.rotate_in": {
+        "x": lambda z: arrays((z.seq, z.d)),
+        **PRECISION_POSITIONS,
+    },
+    "rope_explained.decoding.decode_step": {"token": lambda z: st.sampled_from(["a", "z", "<s>"])},
+    "rope_explained.decoding.KVCache": {
+        f.name: (lambda z, name=f.name: st.just(getattr(SAMPLE_STEP.cache, name)))
+        for f in dataclasses.fields(decoding.KVCache)
+    },
+    "rope_explained.decoding.DecodeStep": {
+        f.name: (lambda z, name=f.name: st.just(getattr(SAMPLE_STEP, name)))
+        for f in dataclasses.fields(decoding.DecodeStep)
     },
     "rope_explained.experiments.semantic_head_experiment": {
         "d": lambda z: st.just(32),

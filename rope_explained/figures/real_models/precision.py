@@ -171,7 +171,7 @@ def attention(name: str) -> np.ndarray:
 
 
 @value("precision-bf16-failure", pipeline="bfloat16", limit=4096)
-@value("precision-fp16-failure", pipeline="float16", limit=8192)
+@value("precision-fp16-failure", pipeline="float16", limit=4096)
 def precision_failure(pipeline: str = "bfloat16", limit: int = 4096) -> str:
     """The first position where the head fails with the pipeline (thousands separators)."""
     return thousands(first_failure(pipeline, limit=limit))
