@@ -134,8 +134,8 @@ def score_drifts():
         r"The previous-token head's attention on \(m - 1\) against the absolute position "
         r"\(m\) of its query, one curve per recipe. Every recipe whose angles are formed in "
         r"float32 or float64 keeps it near 1 up to \(10^6\); with the angles in bf16 the head "
-        r"first fails at \(m = {{ value(\"precision-bf16-failure\") }}\), with the angles in "
-        r"fp16 at \(m = {{ value(\"precision-fp16-failure\") }}\)."
+        r'first fails at position {{ value("precision-bf16-failure") }}, with the angles in '
+        r'fp16 at position {{ value("precision-fp16-failure") }}.'
     ),
     alt=(
         "Line plot with a logarithmic position axis from 1 to one million and attention "
