@@ -161,7 +161,10 @@ def test_fault_values_and_claims():
     early = page.steps("restart", prefill=0)
     assert value("decoding-copied-restart-early") == str(copied(early))
     assert copied(early) < copied(restart)
-    for run, vid in ((correct, "correct"), (rotated, "rotate"), (restart, "restart")):
+    rotate_mean = np.mean([rotated[m].attention0[m - 1] for m in faulty])
+    assert tex_number(value("decoding-previous-rotate")) == pytest.approx(rotate_mean, rel=0.5)
+    assert rotate_mean < 1e-6
+    for run, vid in ((correct, "correct"), (restart, "restart")):
         mean = np.mean([run[m].attention0[m - 1] for m in faulty])
         decimals = len(value(f"decoding-previous-{vid}").split(".")[1])
         assert value(f"decoding-previous-{vid}") == f"{mean:.{decimals}f}"

@@ -89,7 +89,8 @@ def angle_errors():
         ax.set_xlabel(r"absolute position $m$")
         ax.set_ylabel(what)
         ax.grid(alpha=0.3, which="major")
-        ax.legend(fontsize=7.5, loc="upper left")
+    left.legend(fontsize=7.5, loc="upper left")
+    right.legend(fontsize=7.5, loc="lower right")
     return fig
 
 
