@@ -4,11 +4,25 @@ The RoPE mathematics (:mod:`rope_explained.rope`), the two pairing conventions
 (:mod:`rope_explained.conventions`), the demo embedding (:mod:`rope_explained.embedding`), the
 hand-built heads (:mod:`rope_explained.heads`), the two-layer model and its traced forward pass
 (:mod:`rope_explained.model`), the experiments (:mod:`rope_explained.experiments`), those on
-RoPE as released models run it (:mod:`rope_explained.real_models`) and the additive sinusoidal
-encoding it replaces (:mod:`rope_explained.sinusoidal`).
+RoPE as released models run it (:mod:`rope_explained.real_models`), the additive sinusoidal
+encoding it replaces (:mod:`rope_explained.sinusoidal`), incremental decoding, padding and
+packing (:mod:`rope_explained.decoding`), RoPE in low-precision formats
+(:mod:`rope_explained.precision`) and context extension measured on the model
+(:mod:`rope_explained.extension`).
 """
 
 from .conventions import half_to_interleaved, interleaved_to_half, rope_complex, rope_rotate_half
+from .decoding import (
+    FAULTS,
+    DecodeStep,
+    KVCache,
+    decode,
+    decode_step,
+    document_starts,
+    new_cache,
+    pack,
+    pad_left,
+)
 from .embedding import (
     BOS,
     VOCAB,
@@ -46,6 +60,17 @@ from .model import (
     predict_last,
     predict_next,
 )
+from .precision import (
+    PIPELINES,
+    angle_error,
+    angles,
+    cos_sin_error,
+    first_failure,
+    log_positions,
+    previous_token_attention,
+    rotate_in,
+    score_drift,
+)
 from .real_models import (
     PARTIAL_VARIANTS,
     convention_experiment,
@@ -70,26 +95,37 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BOS",
+    "FAULTS",
     "HEADS",
     "LAYOUTS",
     "PARTIAL_VARIANTS",
+    "PIPELINES",
     "SCALING_METHODS",
     "SCHEDULES",
     "VOCAB",
     "Config",
+    "DecodeStep",
     "InductionPrompt",
+    "KVCache",
     "LastPosition",
     "Slots",
     "Trace",
     "additive_score_terms",
+    "angle_error",
+    "angles",
     "apply_rope",
     "apply_rope_matrix",
     "causal_softmax",
     "constant_key_vector",
     "convention_experiment",
+    "cos_sin_error",
     "d0_sweep_values",
+    "decode",
+    "decode_step",
+    "document_starts",
     "embed_index",
     "embedding_matrix",
+    "first_failure",
     "forward",
     "forward_tokens",
     "frequencies",
@@ -99,21 +135,28 @@ __all__ = [
     "induction_prompts",
     "interleaved_to_half",
     "letter_angle",
+    "log_positions",
     "make_config",
     "other_layout",
+    "new_cache",
+    "pack",
+    "pad_left",
     "pair_horizons",
     "partial_rotary_sweep",
     "plane_basis",
     "plane_reader",
     "predict_last",
     "predict_next",
+    "previous_token_attention",
     "previous_token_experiment",
     "previous_token_scores",
     "rope_complex",
     "rope_rotate_half",
     "rotary_frequencies",
+    "rotate_in",
     "rotation_matrix",
     "scaled_frequencies",
+    "score_drift",
     "semantic_head_experiment",
     "semantic_head_inputs",
     "semantic_offset_scores",

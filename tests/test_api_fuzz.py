@@ -48,6 +48,7 @@ from hypothesis.extra import numpy as hnp
 import rope_explained
 from rope_explained import (
     conventions,
+    decoding,
     embedding,
     examples,
     experiments,
@@ -55,6 +56,7 @@ from rope_explained import (
     figures,
     heads,
     model,
+    precision,
     real_models,
     rope,
     sinusoidal,
@@ -62,7 +64,7 @@ from rope_explained import (
 
 MODULES = (
     rope_explained, embedding, rope, conventions, heads, model, experiments, examples,
-    real_models, sinusoidal, extension,
+    real_models, sinusoidal, extension, decoding, precision,
 )  # fmt: skip
 FIGURE_API = (
     "register",
@@ -118,6 +120,7 @@ CALLABLES = public_callables()
 SAMPLE_TRACE = model.forward("abcab")
 SAMPLE_LAST = model.predict_last("abcab")
 SAMPLE_PROMPT = experiments.induction_prompts(1, 3, 12, seed=1)[0]
+SAMPLE_STEP = decoding.decode("abca")[-1]
 
 
 # --- valid arguments ----------------------------------------------------------------------------
@@ -262,6 +265,28 @@ VALID = {
     "threshold": lambda z: st.floats(0.01, 1.0),
     "near": lambda z: st.integers(2, 6),
     "far": lambda z: st.integers(8, 40),
+    # decoding, padding and packing
+    "cache": lambda z: st.just(decoding.new_cache()) | st.just(SAMPLE_STEP.cache),
+    "position": lambda z: st.none() | st.floats(-1e4, 1e4),
+    "fault": lambda z: st.none(),  # a fault with a position is refused: drawn in test_decoding
+    "prefill": lambda z: st.integers(0, 1),
+    "pads": lambda z: st.integers(0, 6),
+    "count_pads": lambda z: st.booleans(),
+    "mask_pads": lambda z: st.booleans(),
+    "reset_positions": lambda z: st.booleans(),
+    "mask_documents": lambda z: st.booleans(),
+    # precision
+    "dtype": lambda z: st.sampled_from(list(precision.DTYPES)),
+    "angle_dtype": lambda z: st.sampled_from(list(precision.DTYPES)),
+    "storage_dtype": lambda z: st.sampled_from(list(precision.DTYPES)),
+    "pipeline": lambda z: st.sampled_from(list(precision.PIPELINES)),
+    "window": lambda z: st.integers(16, 300),
+    "limit": lambda z: st.integers(2, 300),
+    "top": lambda z: st.integers(2, 10**6),
+    "per_decade": lambda z: st.integers(1, 8),
+}
+PRECISION_POSITIONS = {
+    "positions": lambda z: arrays((z.seq,), st.integers(1, 60000).map(float)),
 }
 #: Texts of at least two letters (the experiments measure attention one step back).
 TWO_LETTERS = {"text": lambda z: st.text("abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=30)}
@@ -319,6 +344,34 @@ OVERRIDES = {
     },
     "rope_explained.extension.horizon_reached": {
         "distances": lambda z: st.just([3, 5, 9]),
+    },
+    **{
+        f"rope_explained.precision.{name}": PRECISION_POSITIONS
+        for name in (
+            "angles",
+            "angle_error",
+            "cos_sin_error",
+            "score_drift",
+            "previous_token_attention",
+        )
+    },  # fmt: skip
+    "rope_explained.precision.rotate_in": {
+        "x": lambda z: arrays((z.seq, z.d)),
+        **PRECISION_POSITIONS,
+    },
+    "rope_explained.decoding.decode_step": {"token": lambda z: st.sampled_from(["a", "z", "<s>"])},
+    "rope_explained.decoding.KVCache": {
+        f.name: (lambda z, name=f.name: st.just(getattr(SAMPLE_STEP.cache, name)))
+        for f in dataclasses.fields(decoding.KVCache)
+    },
+    "rope_explained.decoding.DecodeStep": {
+        f.name: (lambda z, name=f.name: st.just(getattr(SAMPLE_STEP, name)))
+        for f in dataclasses.fields(decoding.DecodeStep)
+    },
+    "rope_explained.decoding.pack": {
+        "texts": lambda z: st.lists(
+            st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=10), min_size=1, max_size=3
+        ),
     },
     "rope_explained.experiments.semantic_head_experiment": {
         "d": lambda z: st.just(32),

@@ -68,10 +68,12 @@ MODULES = (
     "notes.open_questions",
     "paper_to_code.roformer",
     "paper_to_code.roformer_exercise",
+    "paper_to_code.context_extension",
     "real_models.deriving_rope",
     "real_models.conventions",
     "real_models.partial_rotary",
-    "paper_to_code.context_extension",
+    "real_models.decoding",
+    "real_models.precision",
     "playground",
 )
 
