@@ -392,11 +392,12 @@ def horizon_reached(distances, accuracy, threshold: float = 0.5) -> int:
     return reached
 
 
-def predicted_horizon(**config) -> float:
+def predicted_horizon(**config) -> float | None:
     r"""Where the working induction head is predicted to fail: the distance at which its pair
     (the slowest) has turned by half the angle between neighbouring letters,
     \(\pi/26\,/\,\theta'_{d/2-1}\), with the frequency \(\theta'\) the configuration gives it
-    (at the original length for ``"dynamic-ntk"``; ``inf`` if the pair does not turn).
+    (at the original length for ``"dynamic-ntk"``); ``None`` when that pair does not turn
+    (layer 1 without RoPE, or the slowest pairs stopped), so that no failure is predicted.
 
     Examples:
         >>> round(predicted_horizon())
@@ -404,11 +405,11 @@ def predicted_horizon(**config) -> float:
     """
     cfg = make_config(**config)
     if not cfg.layer1_rotary:
-        return math.inf
+        return None
     seq_len = cfg.original_max_position or 1
     slowest = float(rope_frequencies(cfg, seq_len)[0][-1])
     step = 2 * math.pi / len(VOCAB)
-    return math.inf if slowest == 0 else step / 2 / slowest
+    return None if slowest == 0 else step / 2 / slowest
 
 
 def recency_prompts(

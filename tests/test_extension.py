@@ -110,7 +110,11 @@ def test_layer0_kernel_is_the_sum_of_cosines():
 def test_predicted_horizon_from_the_formula():
     theta_last = 10000.0 ** (-62 / 64)
     assert value("ctx-predicted-horizon") == f"{math.pi / 26 / theta_last:.0f}"
-    assert value("ctx-predicted-horizon") == "906"  # the induction-head page's number
+    # the induction-head page's number, computed there by another function
+    assert value("ctx-predicted-horizon") == value("layer1-distance-limit").replace(",", "")
+    # no turn, no predicted failure
+    assert X.predicted_horizon(layer1_rotary=False) is None
+    assert X.predicted_horizon(unrotated_slow=1) is None
 
 
 def test_measured_horizon_through_predict_last():
@@ -202,8 +206,15 @@ def test_dynamic_ntk_stumbles_just_past_the_original_context_and_recovers():
     # at that length the predicted failure point is below the text, past it above
     assert page.dynamic_horizon(2.0, np.array([g + 2]))[0] < g
     assert page.dynamic_horizon(2.0, np.array([D[D.index(g) + 1] + 2]))[0] > D[D.index(g) + 1]
-    for s in (4.0, 8.0):
-        assert value(f"ctx-cell-dynamic-ntk-{s:g}-horizon") == f"{D[-1]:,}+"
+    # inside L nothing changes: every factor fails where the unscaled model does
+    inside = int(value("ctx-inside-distance").replace(",", ""))
+    assert page.original_horizon() < inside < L
+    for s in (2.0, 4.0, 8.0):
+        curve = st["rows"]["dynamic-ntk", s]["curve"]
+        assert curve[D.index(inside)] < 0.5
+        assert value(f"ctx-cell-dynamic-ntk-{s:g}-horizon") == value("ctx-measured-horizon")
+        if s > 2:  # past L, at least half right at every sampled distance
+            assert np.all(curve[np.array(D) > L] >= 0.5)
 
 
 def test_yarn_factor_is_a_sharpness_and_leaves_the_horizon():

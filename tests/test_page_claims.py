@@ -175,6 +175,8 @@ def test_every_value_is_one_line_that_parses(value_id):
     assert text == text.strip() and "\n" not in text and "{{" not in text
     if value_id.endswith("-prediction"):
         assert text in VOCAB
+    elif value_id.startswith("ctx-cell-") and value_id.endswith("-horizon"):
+        assert re.fullmatch(r"none|\d{1,3}(,\d{3})*\+?", text)  # the table's notation
     elif value_id.startswith("embedding-slot-"):
         assert re.fullmatch(r"\d+(–\d+)?", text)
     else:

@@ -58,12 +58,18 @@ def settings(method: str | None, factor: float | None) -> dict:
 
 
 def distances() -> list[int]:
-    """The sweep's distances, with 2x and 4x the predicted original horizon among them."""
-    table = table_distances()
+    """The sweep's distances, with 2x and 4x the predicted original horizon among them, and one
+    between that horizon and L (where dynamic NTK still changes nothing)."""
+    fixed = [*table_distances(), inside_distance()]
     sweep = [
-        g for g in sweep_distances(LOW, HIGH, COUNT) if min(abs(g / t - 1) for t in table) > 0.03
+        g for g in sweep_distances(LOW, HIGH, COUNT) if min(abs(g / t - 1) for t in fixed) > 0.03
     ]
-    return sorted({*sweep, *table})
+    return sorted({*sweep, *fixed})
+
+
+def inside_distance() -> int:
+    """Halfway between the unscaled model's predicted failure point and L."""
+    return (round(original_horizon()) + L) // 2
 
 
 def table_distances() -> list[int]:
@@ -476,6 +482,12 @@ def ctx_distance_count() -> str:
     return str(len(distances()))
 
 
+@value("ctx-inside-distance")
+def ctx_inside_distance() -> str:
+    """The sampled distance between the predicted failure point and L."""
+    return f"{inside_distance():,}"
+
+
 @value("ctx-measured-horizon")
 def ctx_measured_horizon() -> str:
     return f"{study()['rows'][None, None]['horizon']:,}"
@@ -548,10 +560,11 @@ def ctx_norope_min() -> str:
 
 @value("ctx-dynamic-2-failure")
 def ctx_dynamic_2_failure() -> str:
-    """The sampled distance at which dynamic NTK at factor 2 fails."""
+    """The first sampled distance beyond L at which dynamic NTK at factor 2 fails."""
     st = study()
     curve = st["rows"]["dynamic-ntk", 2.0]["curve"]
-    return f"{next(g for g, a in zip(st['distances'], curve, strict=True) if a < 0.5):,}"
+    pairs = zip(st["distances"], curve, strict=True)
+    return f"{next(g for g, a in pairs if g > L and a < 0.5):,}"
 
 
 @value("ctx-ablation-threshold")
