@@ -27,22 +27,36 @@ import matplotlib
 import numpy as np
 import playground as hook  # docs/hooks/playground.py, on sys.path through conftest.py
 import pytest
-from playground_cases import export_reference, reference_cases, reference_trace
+from playground_cases import (
+    FACTORS,
+    export_reference,
+    last_position_cases,
+    reference_cases,
+    reference_trace,
+)
 
 from rope_explained.embedding import LETTER_STEP, VOCAB, tokenize
 from rope_explained.examples import (
     ALPHA_RANGE,
     BASE_RANGE,
+    FACTOR,
+    FACTOR_RANGE,
+    LONG_MODE_DISTANCE,
+    LONG_MODE_PROMPT,
     LONG_PROMPT,
     MAX_LETTERS,
+    MAX_LETTERS_LONG,
     OPENING_PROMPT,
+    ORIGINAL_MAX_POSITION,
+    ORIGINAL_MAX_POSITION_RANGE,
     RANK1_FAILS_PROMPT,
 )
 from rope_explained.figures import get as get_figure
 from rope_explained.figures import load_all as load_figures
 from rope_explained.figures.playground import SCORE_GAP_FLOOR, score_gap
 from rope_explained.heads import HEADS
-from rope_explained.model import Config, forward, predict_next
+from rope_explained.model import Config, forward, predict_last, predict_next, rope_frequencies
+from rope_explained.rope import LAYOUTS, MAX_FACTOR, SCALING_METHODS, scaled_frequencies
 
 ROOT = Path(__file__).resolve().parent.parent
 JS_DIR = ROOT / "docs" / "javascripts" / "playground"
@@ -114,11 +128,56 @@ def expected_data() -> dict:
         "RANK1_FAILS_PROMPT": RANK1_FAILS_PROMPT,
         "LONG_PROMPT": LONG_PROMPT,
         "SCORE_GAP_FLOOR": SCORE_GAP_FLOOR,
+        "LAYOUTS": list(LAYOUTS),
+        "MAX_LETTERS_LONG": MAX_LETTERS_LONG,
+        "LONG_MODE_PROMPT": LONG_MODE_PROMPT,
+        "SCALING_METHODS": list(SCALING_METHODS),
+        "MAX_FACTOR": MAX_FACTOR,
+        "FACTOR": FACTOR,
+        "FACTOR_RANGE": list(FACTOR_RANGE),
+        "ORIGINAL_MAX_POSITION": ORIGINAL_MAX_POSITION,
+        "ORIGINAL_MAX_POSITION_RANGE": list(ORIGINAL_MAX_POSITION_RANGE),
+        "YARN": {"beta_fast": 32.0, "beta_slow": 1.0},
+        "LLAMA3": {"low_freq_factor": 1.0, "high_freq_factor": 4.0},
     }
 
 
-# The page's own words for the heads, and which head is the document's rank-1 one.
-PAGE_ONLY_KEYS = {"HEAD_LABELS", "RANK1_HEAD"}
+def test_scaling_defaults_are_the_functions():
+    """data.js's YaRN and Llama 3.1 settings are what scaled_frequencies does by default: the
+    frequencies with them passed explicitly equal those without."""
+    data = hook.playground_data()
+    for method, key in (("yarn", "YARN"), ("llama3", "LLAMA3")):
+        kw = {"method": method, "factor": 4.0, "original_max_position": 1024}
+        plain = scaled_frequencies(64, **kw)
+        explicit = scaled_frequencies(64, **kw, **data[key])
+        np.testing.assert_array_equal(plain[0], explicit[0])
+        changed = {k: v * 2 for k, v in data[key].items()}
+        assert not np.array_equal(scaled_frequencies(64, **kw, **changed)[0], plain[0])
+
+
+def test_uses_original_names_the_methods_that_read_the_context():
+    """The page greys out L for exactly the methods whose frequencies never depend on it."""
+    uses = set(hook.playground_data()["USES_ORIGINAL"])
+    for method in SCALING_METHODS:
+        seen = set()
+        for L in (16, 64, 1024, 4096):
+            for T in (8, 5000):
+                cfg = Config(scaling=method, factor=4.0, original_max_position=L)
+                seen.add(tuple(rope_frequencies(cfg, T)[0]))
+        assert (len(seen) > 1) == (method in uses), method
+
+
+def test_long_mode_prompt_is_an_induction_prompt():
+    """The 4,096-letter prompt: its last letter occurred exactly once before, LONG_MODE_DISTANCE
+    letters back, and fills the longest text of the last-position view."""
+    t = LONG_MODE_PROMPT
+    assert len(t) == MAX_LETTERS_LONG and t.count(t[-1]) == 2
+    assert len(t) - 1 - t.index(t[-1]) == LONG_MODE_DISTANCE
+
+
+# The page's own words for the heads and the scalings, and which head is the rank-1 one; which
+# scalings read L (tested above).
+PAGE_ONLY_KEYS = {"HEAD_LABELS", "RANK1_HEAD", "SCALING_LABELS", "USES_ORIGINAL"}
 
 
 def code_of(src: str) -> str:
@@ -174,6 +233,7 @@ def test_data_file_holds_the_package_values():
     assert set(data) == set(expected_data()) | PAGE_ONLY_KEYS
     assert {k: data[k] for k in expected_data()} == expected_data()
     assert list(data["HEAD_LABELS"]) == list(HEADS) and data["RANK1_HEAD"] in HEADS
+    assert list(data["SCALING_LABELS"]) == list(SCALING_METHODS)
     assert data["DEFAULTS"] == dataclasses.asdict(Config())
     assert json.loads(json.dumps(data)) == data  # JSON holds it exactly (floats round-trip)
 
@@ -352,7 +412,9 @@ def test_js_forward_agrees_with_package(js_page, case):
 
 
 def test_reference_cases_cover_the_brief():
-    """Both heads, alpha and base at both ends of their sliders, lengths from 1 to the limit."""
+    """Both heads, alpha and base at both ends of their sliders, lengths from 1 to the limit,
+    every scaling at both ends of the factor slider and two factors between, L at both ends
+    of its slider; the last-position cases reach the longest text under every scaling."""
     heads = {c["config"].get("head", "induction") for c in CASES}
     alphas = {c["config"].get("alpha") for c in CASES}
     bases = {c["config"].get("base") for c in CASES}
@@ -360,6 +422,136 @@ def test_reference_cases_cover_the_brief():
     assert heads == {"induction", "rank1"}
     assert set(ALPHA_RANGE) <= alphas and set(BASE_RANGE) <= bases
     assert min(lengths) == 1 and max(lengths) == MAX_LETTERS
+    assert set(FACTOR_RANGE) < set(FACTORS) and len(FACTORS) >= 4
+    for method in SCALING_METHODS:
+        mine = [c for c in CASES if c["config"].get("scaling") == method]
+        assert {c["config"]["factor"] for c in mine} == set(FACTORS)
+        assert set(ORIGINAL_MAX_POSITION_RANGE) <= {c["config"]["original_max_position"] for c in mine}
+        assert any(len(c["text"]) + 1 > c["config"]["original_max_position"] for c in mine)
+        longest = [c for c in LAST_CASES if c["config"].get("scaling") == method]
+        assert max(len(c["text"]) for c in longest) == MAX_LETTERS_LONG
+
+
+LAST_CASES = last_position_cases()
+
+
+@pytest.mark.parametrize("case", LAST_CASES, ids=[case_id(c) for c in LAST_CASES])
+def test_js_predict_last_agrees_with_package(js_page, case):
+    """The last-position view's numbers agree with rope_explained.predict_last to 1e-9: the
+    probabilities, the last query's layer-1 attention, each query's weight on the key one step
+    back, and each query's favourite key wherever the package's is not a near tie."""
+    keys = ["probs", "attention1", "previous"]
+    r = js_page.evaluate(
+        PULL.replace("RopePlaygroundModel.forward", "RopePlaygroundModel.predictLast").replace(
+            "const out = {", "const out = {peak: Array.from(r.peak), "
+        ),
+        {"text": case["text"], "config": case["config"], "keys": keys},
+    )
+    ref = predict_last(case["text"], **case["config"])
+    assert r["tokens"] == ref.tokens and r["prediction"] == ref.prediction
+    for k in keys:
+        got = np.frombuffer(base64.b64decode(r[k]), dtype=np.float64)
+        want = getattr(ref, k)
+        assert got.shape == want.shape, k
+        err = float(np.max(np.abs(got - want), initial=0.0))
+        assert err <= TOL, f"{k}: max |js - package| = {err:.3g}"
+    peak = np.asarray(r["peak"])
+    differ = np.flatnonzero(peak != ref.peak)
+    if differ.size:  # only where two keys tie to rounding in the package's own scores
+        full = forward(case["text"], **case["config"]) if len(ref.tokens) <= 600 else None
+        assert full is not None, f"peaks differ at {differ[:5]}"
+        for m in differ:
+            row = full.A0[m, : m + 1]
+            assert abs(row[peak[m]] - row.max()) <= 1e-12, (m, peak[m], ref.peak[m])
+
+
+@pytest.fixture(scope="module")
+def ui_page(browser):
+    """A blank page running the whole playground (data.js, model.js, ui.js) in one element, as
+    benchmarks/bench_playground.py does (no site needed)."""
+    page = browser.new_page(viewport={"width": 800, "height": 1200})
+    page.set_content(
+        '<!doctype html><html><body><div class="rope-playground" style="width:760px"></div>'
+        "</body></html>"
+    )
+    for src in (hook.data_js(), MODEL_JS.read_text("utf-8"), UI_JS.read_text("utf-8")):
+        page.add_script_tag(content=src)
+    page.wait_for_function("() => RopePlayground.current && RopePlayground.current.renders")
+    yield page
+    page.close()
+
+
+# Every value a slider of the page offers: from its minimum, one stepUp() at a time, each read
+# back through the page's own readControls(); the slider is then put back.
+SLIDER_VALUES = """([slider, key]) => {
+  const pg = RopePlayground.current, s = pg[slider], was = s.value, out = [];
+  s.value = s.min;
+  for (;;) {
+    out.push(pg.readControls()[key]);
+    const before = s.value;
+    s.stepUp();
+    if (s.value === before) break;
+  }
+  s.value = was;
+  return out;
+}"""
+
+# RopePlaygroundModel.forward on one text under many settings: [A0, A1, probs] as base64 each.
+FORWARD_MANY = """([text, configs]) => configs.map((c) => {
+  const r = RopePlaygroundModel.forward(text, c);
+  return ['A0', 'A1', 'probs'].map((k) => {
+    const u = new Uint8Array(r[k].buffer);
+    let s = '';
+    for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000));
+    return btoa(s);
+  });
+})"""
+
+
+def slider_values(page, slider: str, key: str) -> list:
+    return page.evaluate(SLIDER_VALUES, [slider, key])
+
+
+def assert_js_agrees_on(page, text: str, configs: list[dict]):
+    got = page.evaluate(FORWARD_MANY, [text, configs])
+    for config, arrays in zip(configs, got, strict=True):
+        ref = forward(text, **config)
+        for name, b64 in zip(("A0", "A1", "probs"), arrays, strict=True):
+            js = np.frombuffer(base64.b64decode(b64), dtype=np.float64).reshape(len(ref.tokens), -1)
+            err = np.max(np.abs(js - getattr(ref, name)))
+            assert err <= TOL, (config, name, err)
+
+
+def test_every_position_of_the_alpha_and_base_sliders(ui_page):
+    """The whole range each slider offers, position by position, as the page reads it: from
+    the lowest value to the highest, every one agrees with the package to 1e-9 (the opening
+    prompt), and the ends of the 256-letter prompt's range too."""
+    for slider, key, lo_hi in (("alpha", "alpha", ALPHA_RANGE), ("base", "base", BASE_RANGE)):
+        values = slider_values(ui_page, slider, key)
+        assert (values[0], values[-1]) == lo_hi and len(values) == len(set(values)) > 40
+        assert_js_agrees_on(ui_page, OPENING_PROMPT, [{key: v} for v in values])
+        assert_js_agrees_on(ui_page, LONG_PROMPT, [{key: v} for v in lo_hi])
+
+
+def test_every_position_of_the_scaling_sliders(ui_page):
+    """Every factor the factor slider offers, under every method (with a context shorter than
+    the text, so dynamic NTK acts too), and every context the L slider offers under the
+    methods that read it, agree with the package to 1e-9."""
+    factors = slider_values(ui_page, "factor", "factor")
+    assert (factors[0], factors[-1]) == FACTOR_RANGE and FACTOR in factors and len(factors) > 8
+    for method in SCALING_METHODS:
+        configs = [
+            {"scaling": method, "factor": f, "original_max_position": 8} for f in factors
+        ]
+        assert_js_agrees_on(ui_page, OPENING_PROMPT, configs)
+    contexts = slider_values(ui_page, "original", "original_max_position")
+    assert (contexts[0], contexts[-1]) == ORIGINAL_MAX_POSITION_RANGE
+    assert ORIGINAL_MAX_POSITION in contexts and all(isinstance(L, int) for L in contexts)
+    for method in hook.playground_data()["USES_ORIGINAL"]:
+        configs = [
+            {"scaling": method, "factor": FACTOR, "original_max_position": L} for L in contexts
+        ]
+        assert_js_agrees_on(ui_page, LONG_PROMPT, configs)
 
 
 def test_export_reference_round_trip(tmp_path):
@@ -367,7 +559,7 @@ def test_export_reference_round_trip(tmp_path):
     path = export_reference(tmp_path / "ref.json")
     data = json.loads(path.read_text())
     assert len(data["cases"]) == len(CASES)
-    assert path.stat().st_size < 4_000_000
+    assert path.stat().st_size < 16_000_000
     long_case = next(c for c in data["cases"] if len(c["text"]) == MAX_LETTERS)
     rows = long_case["trace"]["rows"]
     assert rows[-1] == MAX_LETTERS and len(rows) < 15
@@ -393,13 +585,50 @@ def test_js_reads_text_like_tokenize(js_page):
 
 @pytest.mark.parametrize(
     "config",
-    [{"base": 1.0}, {"alpha": 0.0}, {"head": "full"}, {"d": 7}, {"offset": -1}, {"bogus": 1}],
+    [
+        {"base": 1.0},
+        {"alpha": 0.0},
+        {"head": "full"},
+        {"d": 7},
+        {"offset": -1},
+        {"bogus": 1},
+        {"scaling": "yarn"},
+        {"scaling": "rope"},
+        {"factor": 2.0},
+        {"scaling": "linear", "factor": 0.5, "original_max_position": 64},
+        {"scaling": "linear", "factor": float("nan"), "original_max_position": 64},
+        {"scaling": "ntk", "factor": 2.0, "original_max_position": 0},
+        {"scaling": "yarn", "factor": 2.0, "original_max_position": 64.5},
+        {"scaling": "llama3", "factor": 2e6, "original_max_position": 64},
+        {"scaling": "ntk", "factor": 2.0, "original_max_position": 64, "d": 2, "D": 7},
+        {"layout": "diagonal"},
+    ],
 )
 def test_js_refuses_settings_the_package_refuses(js_page, config):
     with pytest.raises(ValueError):
         forward("abc", **config)
+    for fn in ("forward", "predictLast"):
+        msg = js_page.evaluate(CATCH.replace("forward", fn), ["abc", config])
+        named = [w for w in config if w not in ("d", "D")] or ["d"]
+        assert msg is not None and any(word in msg for word in named), msg
+
+
+@pytest.mark.parametrize(
+    "config", [{"rotary_pct": 0.5}, {"layout": "half", "weights_layout": "interleaved"}]
+)
+def test_js_refuses_settings_it_does_not_model(js_page, config):
+    """Settings the package takes but the playground does not compute are refused, not ignored."""
+    forward("abc", **config)  # the package runs them
     msg = js_page.evaluate(CATCH, ["abc", config])
     assert msg is not None and any(word in msg for word in config), msg
+
+
+def test_js_half_layout_with_its_weights_is_the_same_model(js_page):
+    """layout="half" with weights reordered for it: the same scores, so the same numbers."""
+    js = js_forward(js_page, "abcabd", {"layout": "half"})
+    ref = forward("abcabd", layout="half")
+    for k in ("A0", "A1", "probs"):
+        assert np.max(np.abs(js[k] - getattr(ref, k))) <= TOL, k
 
 
 def test_prompts_are_the_packages_and_do_what_the_page_says(js_page):

@@ -625,14 +625,7 @@
     this.path.setAttribute("d", d.join(""));
     // ticks on the position axis
     while (this.xTicks.firstChild) this.xTicks.removeChild(this.xTicks.firstChild);
-    var steps = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000];
-    var step = steps[steps.length - 1];
-    for (var s = 0; s < steps.length; s++) {
-      if ((this.T - 1) / steps[s] <= 5) {
-        step = steps[s];
-        break;
-      }
-    }
+    var step = niceStep(this.T - 1, 5);
     for (var t = 0; t < this.T; t += step) {
       var tick = svg("text", { x: this.x(t).toFixed(2), y: b.H - b.bottom + 13 });
       tick.textContent = String(t);
@@ -731,6 +724,18 @@
       self.showAt(pos, true);
     });
   };
+
+  /** The smallest of 1, 2, 5, 10, 20, 50, ... that cuts span into at most count steps. */
+  function niceStep(span, count) {
+    var unit = 1;
+    for (;;) {
+      for (var k = 0; k < 3; k++) {
+        var step = unit * [1, 2, 5][k];
+        if (span / step <= count) return step;
+      }
+      unit *= 10;
+    }
+  }
 
   /** The index of the largest entry of an array (the first, as numpy.argmax). */
   function argmax(a) {
