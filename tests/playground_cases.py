@@ -130,7 +130,8 @@ def scaling_cases() -> list[dict]:
 
 def last_position_cases() -> list[dict]:
     """Cases of the last-position view (``predict_last``): the 4,096-letter prompt with no
-    scaling and with every method at the playground's starting factor and context; every method
+    scaling and with every method at the playground's starting factor and context, and at low
+    alpha (where the page's script takes its FFT path); every method
     at both ends of the factor slider on a 600-letter text (beyond the smallest context); the
     ends of the alpha and base sliders under both heads; and short texts."""
     cases = [{"text": LONG_MODE_PROMPT, "config": {}}]
@@ -138,6 +139,11 @@ def last_position_cases() -> list[dict]:
         cases.append(
             {"text": LONG_MODE_PROMPT, "config": scaled(method, FACTOR, ORIGINAL_MAX_POSITION)}
         )
+    # low alpha: many layer-0 weights count, and the JavaScript sums them by FFT
+    cases.append({"text": LONG_MODE_PROMPT, "config": {"alpha": ALPHA_RANGE[0]}})
+    cases.append(
+        {"text": LONG_MODE_PROMPT, "config": {"alpha": 1.0} | scaled("yarn", FACTOR, 512)}
+    )
     text = LONG_MODE_PROMPT[-600:]
     for method, factor in itertools.product(SCALING_METHODS, (FACTOR_RANGE[0], FACTOR_RANGE[1])):
         cases.append({"text": text, "config": scaled(method, factor, ORIGINAL_MAX_POSITION_RANGE[0])})

@@ -1137,3 +1137,15 @@ def test_instant_navigation_starts_leaves_and_restarts(browser, site_url):
     assert shown_prediction(page) == predict_next("abcab")
     assert [e for e in console.all if "javascripts/playground/" in e] == []
     context.close()
+
+
+def test_js_predict_last_takes_both_paths(js_page):
+    """The last-position cases run the layer-0 sums both ways: row by row (few weights count)
+    and by FFT (many count), so the parity test above checks both."""
+    spy = """([text, config]) => {
+      const before = RopePlaygroundModel.fftCalls();
+      RopePlaygroundModel.predictLast(text, config);
+      return RopePlaygroundModel.fftCalls() - before;
+    }"""
+    used = [js_page.evaluate(spy, [c["text"], c["config"]]) for c in LAST_CASES]
+    assert 0 in used and 1 in used and set(used) <= {0, 1}

@@ -426,8 +426,10 @@
    * exponentials are those of row m - 1, one step further back, plus one new one; when the new
    * one beats the row's best so far, the old ones are multiplied by exp(old best - new best),
    * which is the shift the package's softmax applies. Weights below 1e-18 of the row's best are
-   * left out of the weighted sum (at most T of them: under 1e-14 in all). Layer 1 and the
-   * readout run for the last query only.
+   * left out of the weighted sum (at most T of them: under 1e-14 in all). From the row whose
+   * best is the best of all on, the weights stay the same; when many count, the sums of all
+   * those rows are one convolution, computed by FFT (convolve). Layer 1 and the readout run for
+   * the last query only.
    *
    * Returns {config, tokens, T, theta, attentionFactor, probs (V), attention1 (T), previous
    * (T-1: A0[m, m-1]), peak (T: argmax_n A0[m, n]), prediction, predictionIndex}.
@@ -472,7 +474,32 @@
     var peak = new Int32Array(T);
     prevx[0] = px[0];
     prevy[0] = py[0];
+    // Once the row's best is the best of all (G), every later row has the same shift, so its
+    // weights are fixed: exp(back[j] - G). Then, if many of them count, the weighted sums of all
+    // remaining rows are one convolution, done by FFT (O(T log T) instead of O(T^2)).
+    var G = -Infinity;
+    for (k = 0; k < T; k++) if (back[k] > G) G = back[k];
+    var wG = new Float64Array(T);
+    var counted = 0;
+    for (k = 0; k < T; k++) {
+      wG[k] = Math.exp(back[k] - G);
+      if (wG[k] >= TINY) counted += 1;
+    }
     for (m = 1; m < T; m++) {
+      if (best === G && counted * (T - m) > FFT_WORTH) {
+        var num = convolve(wG, px, py);
+        Z = 0;
+        for (k = 0; k < m; k++) Z += wG[k];
+        for (; m < T; m++) {
+          Z += wG[m];
+          if (back[m] === G) bestJ = m;
+          prevx[m] = num.x[m] / Z;
+          prevy[m] = num.y[m] / Z;
+          previous[m - 1] = wG[1] / Z;
+          peak[m] = m - bestJ;
+        }
+        break;
+      }
       var v = back[m];
       if (v >= best) {
         // a new best, m steps back (on a tie the earlier key wins, as numpy.argmax's first)
@@ -558,6 +585,95 @@
     };
   }
 
+  /** Work (multiply-adds) above which predictLast's layer 0 uses the FFT. */
+  var FFT_WORTH = 2e6;
+
+  /**
+   * The first T entries of the convolutions of w with x and with y (all of length T):
+   * out.x[m] = sum_{j <= m} w[j] x[m - j], likewise out.y, by one complex FFT of size N >= 2T
+   * (w real, x + i y complex; the product of the spectra is the spectrum of both sums).
+   */
+  var fftCalls = 0;
+
+  function convolve(w, x, y) {
+    fftCalls += 1;
+    var T = w.length;
+    var N = 1;
+    while (N < 2 * T) N *= 2;
+    var ar = new Float64Array(N);
+    var ai = new Float64Array(N);
+    var br = new Float64Array(N);
+    var bi = new Float64Array(N);
+    ar.set(w);
+    br.set(x);
+    bi.set(y);
+    var tw = twiddles(N);
+    fft(ar, ai, tw, false);
+    fft(br, bi, tw, false);
+    for (var k = 0; k < N; k++) {
+      var re = ar[k] * br[k] - ai[k] * bi[k];
+      bi[k] = ar[k] * bi[k] + ai[k] * br[k];
+      br[k] = re;
+    }
+    fft(br, bi, tw, true);
+    var out = { x: new Float64Array(T), y: new Float64Array(T) };
+    for (k = 0; k < T; k++) {
+      out.x[k] = br[k] / N;
+      out.y[k] = bi[k] / N;
+    }
+    return out;
+  }
+
+  var TWIDDLES = {};
+
+  /** cos and sin of 2 pi k / N for k < N / 2, each from Math.cos and Math.sin (no recurrence). */
+  function twiddles(N) {
+    if (!TWIDDLES[N]) {
+      var c = new Float64Array(N / 2);
+      var s = new Float64Array(N / 2);
+      for (var k = 0; k < N / 2; k++) {
+        c[k] = Math.cos((2 * Math.PI * k) / N);
+        s[k] = Math.sin((2 * Math.PI * k) / N);
+      }
+      TWIDDLES[N] = { cos: c, sin: s };
+    }
+    return TWIDDLES[N];
+  }
+
+  /** In-place iterative radix-2 FFT of re + i im (length a power of two); inverse: unscaled. */
+  function fft(re, im, tw, inverse) {
+    var N = re.length;
+    var i, j, t;
+    for (i = 1, j = 0; i < N; i++) {
+      var bit = N >> 1;
+      for (; j & bit; bit >>= 1) j ^= bit;
+      j ^= bit;
+      if (i < j) {
+        t = re[i]; re[i] = re[j]; re[j] = t;
+        t = im[i]; im[i] = im[j]; im[j] = t;
+      }
+    }
+    var sign = inverse ? 1 : -1;
+    for (var size = 2; size <= N; size *= 2) {
+      var half = size / 2;
+      var step = N / size;
+      for (var start = 0; start < N; start += size) {
+        for (var k = 0; k < half; k++) {
+          var wr = tw.cos[k * step];
+          var wi = sign * tw.sin[k * step];
+          var a = start + k;
+          var b = a + half;
+          var xr = re[b] * wr - im[b] * wi;
+          var xi = re[b] * wi + im[b] * wr;
+          re[b] = re[a] - xr;
+          im[b] = im[a] - xi;
+          re[a] += xr;
+          im[a] += xi;
+        }
+      }
+    }
+  }
+
   /** The readout for one position: softmax_v(gamma (cos a_v, sin a_v) . (X, Y)), as forward's. */
   function readout(cfg, X, Y) {
     var probs = new Float64Array(V);
@@ -632,6 +748,9 @@
   window.RopePlaygroundModel = Object.freeze({
     forward: forward, predictLast: predictLast, tokenize: tokenize, makeConfig: makeConfig,
     frequencies: frequencies, ropeFrequencies: ropeFrequencies,
+    fftCalls: function () {
+      return fftCalls;
+    },
     causalSoftmax: causalSoftmax, describeCharacter: describeCharacter, checkText: checkText,
     copiedLetter: copiedLetter,
   });
