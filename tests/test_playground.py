@@ -1149,3 +1149,83 @@ def test_js_predict_last_takes_both_paths(js_page):
     }"""
     used = [js_page.evaluate(spy, [c["text"], c["config"]]) for c in LAST_CASES]
     assert 0 in used and 1 in used and set(used) <= {0, 1}
+
+
+# --- what the page says about context extension and the last-position view --------------------
+
+
+def test_stretch_the_context_claims():
+    """'Stretch the context': every number is a property of the package's own answers."""
+    from rope_explained.embedding import letter_angle
+    from rope_explained.figures import get_value
+    from rope_explained.figures.playground import long_mode_answer, long_mode_results
+    from rope_explained.rope import frequencies
+
+    def value(value_id: str) -> str:
+        return get_value(value_id).compute()
+
+    text = " ".join(PAGE_MD.read_text(encoding="utf-8").split())
+    assert "keeping \\(s = 4\\) and \\(L = 1024\\)" in text and "divides every frequency by 4" in text
+    assert (FACTOR, ORIGINAL_MAX_POSITION) == (4.0, 1024)
+    t = LONG_MODE_PROMPT
+    answer, key = long_mode_answer()
+    distance = len(t) - 1 - t.index(t[-1])
+    assert value("playground-long-last") == t[-1] and value("playground-long-answer") == answer
+    assert value("playground-long-distance") == f"{distance:,}" and key == t.index(t[-1]) + 2
+    # "beyond the 906 positions over which the slowest pair turns through half a letter step"
+    theta = frequencies(64)
+    step = abs(letter_angle("b") - letter_angle("a"))
+    horizon = int(value("playground-half-step-horizon"))
+    assert abs(horizon * theta[-1] - step / 2) < theta[-1] and distance > horizon
+    results = long_mode_results()
+    none = results[None]
+    # without scaling: the key to copy does not stand out, nothing above the stated weight
+    assert none.prediction == value("playground-long-unscaled") != answer
+    assert none.attention1.max() <= float(value("playground-long-unscaled-top")) + 0.005
+    assert none.attention1[key] < none.attention1.max()
+    # linear: the layer-0 peak moves s steps back and the weight one step back collapses
+    lin = results["linear"]
+    T = len(lin.tokens)
+    assert int(value("playground-long-linear-peak")) == FACTOR == T - 1 - lin.peak[-1]
+    assert np.all(np.arange(T)[100:] - lin.peak[100:] == FACTOR)
+    assert f"{lin.previous[-1]:.1g}" == value("playground-long-linear-previous")
+    assert np.median(lin.previous) < 0.01 and lin.prediction != answer
+    # the others copy the right letter, with at least the stated weight on the key
+    right = [m for m in SCALING_METHODS if results[m].prediction == answer]
+    assert right == [m for m in SCALING_METHODS if m != "linear"]
+    least = min(results[m].attention1[key] for m in right)
+    assert f"{least:.2f}" == value("playground-long-right-least")
+    for m in right:
+        assert np.all(np.arange(1, T) - results[m].peak[1:] == 1)  # still one step back
+    # "each leaves the fastest pair as built and slows the slowest pair" so that it turns by
+    # less than half a letter step over the distance; linear changes all 32 pairs
+    for m in SCALING_METHODS:
+        cfg = Config(scaling=m, factor=FACTOR, original_max_position=ORIGINAL_MAX_POSITION)
+        th = rope_frequencies(cfg, T)[0]
+        if m == "linear":
+            assert np.all(th != theta) and len(th) == 32
+        else:
+            assert th[0] == theta[0] and th[-1] < theta[-1] and distance * th[-1] < step / 2
+    # "Dynamic NTK changes nothing while the text has at most L positions"
+    for L in ORIGINAL_MAX_POSITION_RANGE:
+        cfg = Config(scaling="dynamic-ntk", factor=FACTOR, original_max_position=L)
+        np.testing.assert_array_equal(rope_frequencies(cfg, L)[0], theta)
+        assert not np.array_equal(rope_frequencies(cfg, L + 1)[0], theta)
+
+
+def test_controls_paragraphs_follow_from_the_data():
+    """The ranges and names the page's list of controls gives are the package's."""
+    text = " ".join(PAGE_MD.read_text(encoding="utf-8").split())
+    assert f"at most {MAX_LETTERS_LONG:,} letters `a`–`z` (at most {MAX_LETTERS} for" in text
+    lo, hi = FACTOR_RANGE
+    assert f"(1 to {hi:g}, in quarter powers of two)" in text and lo == 1
+    lo, hi = ORIGINAL_MAX_POSITION_RANGE
+    assert f"({lo} to {hi:,}, in powers of two)" in text
+    uses = hook.playground_data()["USES_ORIGINAL"]
+    names = {"dynamic-ntk": "dynamic NTK", "yarn": "YaRN", "llama3": "Llama 3.1"}
+    assert set(uses) == set(names)
+    assert "Only dynamic NTK, YaRN and Llama 3.1 read \\(L\\)" in text
+    # "YaRN also multiplies queries and keys by 0.1 ln s + 1"
+    for s in (1.0, 2.5, 16.0):
+        cfg = Config(scaling="yarn", factor=s, original_max_position=64)
+        assert rope_frequencies(cfg, 8)[1] == pytest.approx(0.1 * math.log(s) + 1, abs=1e-15)
