@@ -87,7 +87,9 @@ def main() -> None:
     for method in data["SCALING_METHODS"]:
         label = f"4,096 letters, {method} x{data['FACTOR']:g}"
         series.append((label, data["LONG_MODE_PROMPT"], "last", method, drag, 50.0))
-    series.append(("4,096 letters, alpha 0.1", data["LONG_MODE_PROMPT"], "last", None, lowest, 50.0))
+    series.append(
+        ("4,096 letters, alpha 0.1", data["LONG_MODE_PROMPT"], "last", None, lowest, 50.0)
+    )
 
     results = []
     with sync_playwright() as p:

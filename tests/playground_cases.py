@@ -122,7 +122,8 @@ def scaling_cases() -> list[dict]:
         cases.append(
             {
                 "text": "mississippimississip",
-                "config": {"alpha": ALPHA_RANGE[0], "base": BASE_RANGE[1]} | scaled(method, factor, 16),
+                "config": {"alpha": ALPHA_RANGE[0], "base": BASE_RANGE[1]}
+                | scaled(method, factor, 16),
             }
         )
     return cases
@@ -141,12 +142,12 @@ def last_position_cases() -> list[dict]:
         )
     # low alpha: many layer-0 weights count, and the JavaScript sums them by FFT
     cases.append({"text": LONG_MODE_PROMPT, "config": {"alpha": ALPHA_RANGE[0]}})
-    cases.append(
-        {"text": LONG_MODE_PROMPT, "config": {"alpha": 1.0} | scaled("yarn", FACTOR, 512)}
-    )
+    cases.append({"text": LONG_MODE_PROMPT, "config": {"alpha": 1.0} | scaled("yarn", FACTOR, 512)})
     text = LONG_MODE_PROMPT[-600:]
     for method, factor in itertools.product(SCALING_METHODS, (FACTOR_RANGE[0], FACTOR_RANGE[1])):
-        cases.append({"text": text, "config": scaled(method, factor, ORIGINAL_MAX_POSITION_RANGE[0])})
+        cases.append(
+            {"text": text, "config": scaled(method, factor, ORIGINAL_MAX_POSITION_RANGE[0])}
+        )
     for head in HEADS:
         for alpha, base in ((ALPHA_RANGE[0], BASE_RANGE[0]), (ALPHA_RANGE[1], BASE_RANGE[1])):
             cases.append({"text": text, "config": {"head": head, "alpha": alpha, "base": base}})

@@ -426,7 +426,9 @@ def test_reference_cases_cover_the_brief():
     for method in SCALING_METHODS:
         mine = [c for c in CASES if c["config"].get("scaling") == method]
         assert {c["config"]["factor"] for c in mine} == set(FACTORS)
-        assert set(ORIGINAL_MAX_POSITION_RANGE) <= {c["config"]["original_max_position"] for c in mine}
+        assert set(ORIGINAL_MAX_POSITION_RANGE) <= {
+            c["config"]["original_max_position"] for c in mine
+        }
         assert any(len(c["text"]) + 1 > c["config"]["original_max_position"] for c in mine)
         longest = [c for c in LAST_CASES if c["config"].get("scaling") == method]
         assert max(len(c["text"]) for c in longest) == MAX_LETTERS_LONG
@@ -502,7 +504,9 @@ FORWARD_MANY = """([text, configs]) => configs.map((c) => {
   return ['A0', 'A1', 'probs'].map((k) => {
     const u = new Uint8Array(r[k].buffer);
     let s = '';
-    for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000));
+    for (let i = 0; i < u.length; i += 0x8000) {
+      s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000));
+    }
     return btoa(s);
   });
 })"""
@@ -540,9 +544,7 @@ def test_every_position_of_the_scaling_sliders(ui_page):
     factors = slider_values(ui_page, "factor", "factor")
     assert (factors[0], factors[-1]) == FACTOR_RANGE and FACTOR in factors and len(factors) > 8
     for method in SCALING_METHODS:
-        configs = [
-            {"scaling": method, "factor": f, "original_max_position": 8} for f in factors
-        ]
+        configs = [{"scaling": method, "factor": f, "original_max_position": 8} for f in factors]
         assert_js_agrees_on(ui_page, OPENING_PROMPT, configs)
     contexts = slider_values(ui_page, "original", "original_max_position")
     assert (contexts[0], contexts[-1]) == ORIGINAL_MAX_POSITION_RANGE
@@ -906,7 +908,7 @@ def test_base_slider_on_256_letters(pg):
         ("ab ab", "Character U+0020 at position 2"),
         ("ab1a2b3", "nor are 2 other characters"),
         ("", "at least one letter"),
-        ("a" * (MAX_LETTERS + 1), f"{MAX_LETTERS + 1} letters"),
+        ("a" * (MAX_LETTERS_LONG + 1), f"{MAX_LETTERS_LONG + 1:,} letters"),
     ],
     ids=["digit", "space", "three-digits", "empty", "too-long"],
 )
@@ -928,6 +930,85 @@ def test_bad_input_gets_an_inline_message(pg, text, says):
     assert msg.inner_text() == "" and box.get_attribute("aria-invalid") is None
     assert shown_prediction(page) == predict_next("abcab")
     assert console.errors == [] and console.dialogs == []
+
+
+def test_last_position_view(pg):
+    """4,096 letters: the lines replace the heatmaps; the numbers are predict_last's; the
+    context-extension menu and sliders drive them; the lines read out by keyboard."""
+    from rope_explained.figures.playground import long_mode_answer, long_mode_results
+
+    page, console = pg
+    root = page.locator(".rope-playground")
+    factor = page.get_by_label("Factor s")
+    original = page.get_by_label("Original context L")
+    assert factor.is_disabled() and original.is_disabled()  # no scaling: neither counts
+    before = renders(page)
+    page.get_by_role("button", name=f"Load {MAX_LETTERS_LONG:,} letters").click()
+    wait_render(page, before)
+    assert root.get_attribute("data-view") == "last"
+    assert page.get_by_label(re.compile("the last position only")).is_checked()
+    for panel in ("scores0", "A0", "A1"):
+        assert not page.locator(f"[data-panel={panel}]").is_visible()
+    for panel in ("attention1", "previous", "probs"):
+        assert page.locator(f"[data-panel={panel}]").is_visible()
+    answer, key = long_mode_answer()
+    results = long_mode_results()
+    assert shown_prediction(page) == results[None].prediction != answer
+    pull = """() => { const t = RopePlayground.current.trace;
+                      return [Array.from(t.attention1), Array.from(t.previous),
+                              Array.from(t.probs), RopePlayground.current.state]; }"""
+    for method in (None, "linear", "yarn"):
+        if method is not None:
+            before = renders(page)
+            page.get_by_label("Context extension").select_option(method)
+            wait_render(page, before)
+            assert factor.is_enabled()
+            assert original.is_enabled() == (method in hook.playground_data()["USES_ORIGINAL"])
+        a1, prev, probs, state = page.evaluate(pull)
+        assert state["scaling"] == method and state["view"] == "last"
+        ref = results[method]
+        assert state["factor"] == (None if method is None else FACTOR)
+        assert np.max(np.abs(np.asarray(a1) - ref.attention1)) <= TOL
+        assert np.max(np.abs(np.asarray(prev) - ref.previous)) <= TOL
+        assert np.max(np.abs(np.asarray(probs) - ref.probs)) <= TOL
+        assert shown_prediction(page) == ref.prediction
+    assert shown_prediction(page) == answer and "induction works" in root.inner_text()
+    note = page.locator(".rope-playground .rp-note").inner_text()
+    assert "queries and keys \u00d7" + f"{np.log(FACTOR) / 10 + 1:.3f}" in note
+    # the layer-1 line by keyboard: focus starts at its peak, End goes to the last key
+    line = page.locator("[data-panel=attention1] svg")
+    line.focus()
+    readout = page.locator("[data-panel=attention1] .rp-readout")
+    top = int(np.argmax(results["yarn"].attention1))
+    assert readout.inner_text().startswith(f"key n = {top} ")
+    assert top == key  # YaRN reads the key to copy
+    page.keyboard.press("End")
+    last = len(results["yarn"].tokens) - 1
+    assert readout.inner_text().startswith(f"key n = {last} ")
+    assert "copy: n = " + str(key) in line.text_content()
+    # back to the heatmaps with a short text
+    before = renders(page)
+    page.get_by_label(re.compile("all patterns, as heatmaps")).check()
+    page.locator(".rope-playground input[type=text]").fill("abcab")
+    wait_render(page, before)
+    page.wait_for_function("() => RopePlayground.current.state.text === 'abcab'")
+    assert root.get_attribute("data-view") == "full"
+    assert page.locator("[data-panel=A1]").is_visible()
+    assert console.errors == []
+
+
+def test_long_text_switches_to_the_last_position_view(pg):
+    page, console = pg
+    text = LONG_MODE_PROMPT[: MAX_LETTERS + 1]
+    before = renders(page)
+    page.locator(".rope-playground input[type=text]").fill(text)
+    wait_render(page, before)
+    assert page.locator(".rope-playground").get_attribute("data-view") == "last"
+    msg = page.locator(".rope-playground .rp-msg")
+    assert f"More than {MAX_LETTERS} letters" in msg.inner_text()
+    assert "rp-error" not in (msg.get_attribute("class") or "")
+    assert shown_prediction(page) == predict_last(text).prediction
+    assert console.errors == []
 
 
 @pytest.mark.parametrize(("text", "pos", "code", "glyph"), ODD_TEXTS, ids=ODD_IDS)
@@ -1165,7 +1246,9 @@ def test_stretch_the_context_claims():
         return get_value(value_id).compute()
 
     text = " ".join(PAGE_MD.read_text(encoding="utf-8").split())
-    assert "keeping \\(s = 4\\) and \\(L = 1024\\)" in text and "divides every frequency by 4" in text
+    assert (
+        "keeping \\(s = 4\\) and \\(L = 1024\\)" in text and "divides every frequency by 4" in text
+    )
     assert (FACTOR, ORIGINAL_MAX_POSITION) == (4.0, 1024)
     t = LONG_MODE_PROMPT
     answer, key = long_mode_answer()

@@ -131,7 +131,13 @@ def long_mode_results(text: str = LONG_MODE_PROMPT) -> dict:
 
 def long_mode_answer(text: str = LONG_MODE_PROMPT) -> tuple[str, int]:
     """The letter an induction head should copy on ``text`` and the key holding it (a
-    position counted with the start token)."""
+    position counted with the start token). ``text`` is a string of letters whose last letter
+    occurred before."""
+    if not isinstance(text, str) or len(text) < 2 or text[-1] not in text[:-1]:
+        got = repr(text[-20:]) if isinstance(text, str) else type(text).__name__
+        raise ValueError(
+            f"text must be a string whose last letter occurred before (... A B ... A); got {got}"
+        )
     first = text.index(text[-1])
     return text[first + 1], first + 2
 
