@@ -1,12 +1,15 @@
 /*
  * RoPE playground, the model: the two-layer transformer of rope_explained.forward, recomputed in
- * the browser. No DOM: tokenize, the checks of Config, the frequencies, the causal softmax, the
- * forward pass, and the check of what the reader typed.
+ * the browser. No DOM: tokenize, the checks of Config, the frequencies (with the context
+ * extensions of rope.scaled_frequencies), the causal softmax, the forward pass, the prediction
+ * alone for long texts (predictLast, as model.predict_last), and the check of what the reader
+ * typed.
  *
  * Reads window.RopePlaygroundData (data.js, written from the package while the site builds):
- * the defaults of Config, the vocabulary and its letter step, the head names and the input limit
- * come from there, never from this file. Defines window.RopePlaygroundModel.
- * tests/test_playground.py checks forward() against the package to 1e-9.
+ * the defaults of Config, the vocabulary and its letter step, the head names, the scaling methods
+ * and their settings, and the input limits come from there, never from this file. Defines
+ * window.RopePlaygroundModel. tests/test_playground.py checks forward() and predictLast()
+ * against the package to 1e-9.
  *
  * Notation (the site's): T positions m, n = 0..T-1 (the start token <s> at 0), head
  * dimension d, frequencies theta_i = base^(-2i/d), letter angles a_t = idx(t) * LETTER_STEP.

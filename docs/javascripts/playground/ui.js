@@ -1,6 +1,7 @@
 /*
- * RoPE playground, the page: controls, three canvas heatmaps and an SVG bar chart, built inside
- * the element with class "rope-playground" and rebuilt after each instant navigation.
+ * RoPE playground, the page: controls, three canvas heatmaps (or, for long texts, two SVG lines
+ * over the positions) and an SVG bar chart, built inside the element with class
+ * "rope-playground" and rebuilt after each instant navigation.
  *
  * Plain JavaScript, no framework, nothing loaded from elsewhere. Reads window.RopePlaygroundData
  * (data.js: the package's values, written while the site builds) and window.RopePlaygroundModel
