@@ -1254,8 +1254,15 @@ def test_stretch_the_context_claims():
     t = LONG_MODE_PROMPT
     answer, key = long_mode_answer()
     distance = len(t) - 1 - t.index(t[-1])
-    assert value("playground-long-last") == t[-1] and value("playground-long-answer") == answer
+    m = re.search(
+        r"Press \*Load 4,096 letters\*\. The last letter, `(\w)`, occurred once before, "
+        r"\{\{ value\(\"playground-long-distance\"\) \}\} letters back, followed by `(\w)`",
+        text,
+    )
+    assert m and m.group(1) == t[-1] and m.group(2) == answer and t.count(t[-1]) == 2
     assert value("playground-long-distance") == f"{distance:,}" and key == t.index(t[-1]) + 2
+    m = re.search(r"and the model predicts `(\w)`\. Now pick", text)
+    assert m and m.group(1) == long_mode_results()[None].prediction
     # "beyond the 906 positions over which the slowest pair turns through half a letter step"
     theta = frequencies(64)
     step = abs(letter_angle("b") - letter_angle("a"))
@@ -1264,7 +1271,7 @@ def test_stretch_the_context_claims():
     results = long_mode_results()
     none = results[None]
     # without scaling: the key to copy does not stand out, nothing above the stated weight
-    assert none.prediction == value("playground-long-unscaled") != answer
+    assert none.prediction != answer
     assert none.attention1.max() <= float(value("playground-long-unscaled-top")) + 0.005
     assert none.attention1[key] < none.attention1.max()
     # linear: the layer-0 peak moves s steps back and the weight one step back collapses
@@ -1277,6 +1284,8 @@ def test_stretch_the_context_claims():
     # the others copy the right letter, with at least the stated weight on the key
     right = [m for m in SCALING_METHODS if results[m].prediction == answer]
     assert right == [m for m in SCALING_METHODS if m != "linear"]
+    names = [hook.SCALING_LABELS[m] for m in right]
+    assert f"**{', '.join(names[:-1])} and {names[-1]}** all copy `{answer}`" in text
     least = min(results[m].attention1[key] for m in right)
     assert f"{least:.2f}" == value("playground-long-right-least")
     for m in right:

@@ -149,18 +149,6 @@ def playground_long_distance() -> str:
     return f"{len(t) - 1 - t.index(t[-1]):,}"
 
 
-@value("playground-long-answer")
-def playground_long_answer() -> str:
-    """The letter after that earlier occurrence."""
-    return long_mode_answer()[0]
-
-
-@value("playground-long-unscaled")
-def playground_long_unscaled() -> str:
-    """What the model predicts on the 4,096-letter prompt without scaling."""
-    return long_mode_results()[None].prediction
-
-
 @value("playground-long-linear-previous")
 def playground_long_linear_previous() -> str:
     """Under linear scaling, the weight the last query puts on the key one step back."""
@@ -172,25 +160,6 @@ def playground_long_linear_peak() -> str:
     """Under linear scaling, how far back the last query's layer-0 favourite key lies."""
     r = long_mode_results()["linear"]
     return f"{len(r.tokens) - 1 - int(r.peak[-1])}"
-
-
-@value("playground-long-right")
-def playground_long_right() -> str:
-    """The methods under which the model copies the right letter, by their menu names."""
-    answer = long_mode_answer()[0]
-    right = [m for m in SCALING_METHODS if long_mode_results()[m].prediction == answer]
-    names = [SCALING_NAMES[m] for m in right]
-    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
-
-
-#: How the page's prose names each method (docs/hooks/playground.py labels the menu).
-SCALING_NAMES = {
-    "linear": "linear",
-    "ntk": "NTK-aware",
-    "dynamic-ntk": "dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "Llama 3.1",
-}
 
 
 @value("playground-half-step-horizon")
@@ -213,9 +182,3 @@ def playground_long_right_least() -> str:
     answer, key = long_mode_answer()
     weights = [r.attention1[key] for r in long_mode_results().values() if r.prediction == answer]
     return f"{min(weights):.2f}"
-
-
-@value("playground-long-last")
-def playground_long_last() -> str:
-    """The last letter of the 4,096-letter prompt."""
-    return LONG_MODE_PROMPT[-1]
