@@ -115,13 +115,13 @@ def main() -> None:
     print(", ".join(f"{name}: {size / 1024:.1f} KiB" for name, size in sizes.items()))
     print(f"Chromium {version}, {platform.machine()}, {os.cpu_count()} CPUs, load {load:.1f}")
     print(f"{args.runs} timed updates per series, after 5 to warm up; T counts the start token")
-    print(f"{'':34}{'T':>6}{'min':>9}{'median':>9}{'p90':>9}{'budget':>9}   (ms)")
+    print(f"{'':38}{'T':>6}{'min':>9}{'median':>9}{'p90':>9}{'budget':>9}   (ms)")
     for label, r, budget in results:
         for part, key in (("model", "model"), ("update", "update")):
             s = r[key]
             name = f"{label}: {part}"
             print(
-                f"{name:34}{r['T']:6d}{s['min']:9.2f}{s['median']:9.2f}{s['p90']:9.2f}"
+                f"{name:38}{r['T']:6d}{s['min']:9.2f}{s['median']:9.2f}{s['p90']:9.2f}"
                 + (f"{budget:9.1f}" if key == "update" else "")
             )
 
