@@ -105,13 +105,15 @@ def reference_cases() -> list[dict]:
 def scaling_cases() -> list[dict]:
     """Every method of :data:`~rope_explained.rope.SCALING_METHODS` at every factor of
     :data:`FACTORS`, on a short prompt with a context ``L`` shorter than it (so that dynamic
-    NTK acts), on the 256-letter prompt with ``L`` at both ends of the playground's slider,
-    under both heads and at the ends of the alpha and base sliders."""
+    NTK acts), on the 256-letter prompt with the smallest ``L`` of the playground's slider
+    (and, at the starting factor, the largest), under both heads and at the ends of the alpha
+    and base sliders."""
     cases = []
     for method, factor in itertools.product(SCALING_METHODS, FACTORS):
         cases.append({"text": OPENING_PROMPT, "config": scaled(method, factor, 8)})
         for L in ORIGINAL_MAX_POSITION_RANGE:
-            cases.append({"text": LONG_PROMPT, "config": scaled(method, factor, L)})
+            if L == ORIGINAL_MAX_POSITION_RANGE[0] or factor == FACTOR:
+                cases.append({"text": LONG_PROMPT, "config": scaled(method, factor, L)})
         cases.append(
             {
                 "text": RANK1_FAILS_PROMPT,
