@@ -8,6 +8,9 @@ file the playground's JavaScript reads, so nothing is copied by hand.
 
 from __future__ import annotations
 
+import numpy as np
+
+from .embedding import VOCAB
 from .experiments import induction_prompts
 
 #: The prompt of the forward-pass pages and of the home page's circuit: "the cat sat on the c".
@@ -28,3 +31,32 @@ MAX_LETTERS = 256
 #: The playground's logarithmic sliders: (lowest, highest) value.
 ALPHA_RANGE = (0.1, 1000.0)
 BASE_RANGE = (10.0, 1e6)
+
+#: The longest text of the playground's last-position view, which draws the last query's
+#: attention as a line instead of the T x T patterns.
+MAX_LETTERS_LONG = 4096
+#: The playground's context-extension controls: the factor s (a logarithmic slider in quarter
+#: powers of two) and the original context L (powers of two), each (lowest, highest).
+FACTOR_RANGE = (1.0, 16.0)
+ORIGINAL_MAX_POSITION_RANGE = (64, 4096)
+#: What those controls start at: s = 4 on a model taken to be built for L = 1,024 positions.
+FACTOR = 4.0
+ORIGINAL_MAX_POSITION = 1024
+#: Where the first A of :data:`LONG_MODE_PROMPT` sits, counted back from the last letter.
+LONG_MODE_DISTANCE = 1500
+
+
+def _long_mode_prompt(length: int, distance: int, seed: int) -> str:
+    """``length`` random letters ``... A B ... A``: ``A`` (a random letter) occurs exactly twice,
+    the first ``distance`` letters before the last; the others are uniform over the 25 others."""
+    rng = np.random.default_rng(seed)
+    a = int(rng.integers(len(VOCAB)))
+    others = [i for i in range(len(VOCAB)) if i != a]
+    letters = [VOCAB[others[j]] for j in rng.integers(len(others), size=length)]
+    letters[length - 1 - distance] = letters[-1] = VOCAB[a]
+    return "".join(letters)
+
+
+#: The prompt of the playground's "4,096 letters" button: its last letter occurred once
+#: before, :data:`LONG_MODE_DISTANCE` letters back.
+LONG_MODE_PROMPT = _long_mode_prompt(MAX_LETTERS_LONG, LONG_MODE_DISTANCE, seed=0)

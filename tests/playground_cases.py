@@ -5,7 +5,8 @@ reader's browser. This module says what it must reproduce: a set of prompts and 
 (:func:`reference_cases`) and, for each, the package's own attention patterns, scores and
 next-letter probabilities (:func:`reference_trace`), written to JSON by
 :func:`export_reference`. The tests run the page's JavaScript on the same cases in Chromium and
-require agreement to 1e-9.
+require agreement to 1e-9. The playground's last-position view is checked the same way against
+:func:`rope_explained.model.predict_last` on :func:`last_position_cases`.
 """
 
 from __future__ import annotations
@@ -19,18 +20,33 @@ import numpy as np
 from rope_explained.examples import (
     ALPHA_RANGE,
     BASE_RANGE,
+    FACTOR,
+    FACTOR_RANGE,
+    LONG_MODE_PROMPT,
     LONG_PROMPT,
     MAX_LETTERS,
+    MAX_LETTERS_LONG,
     OPENING_PROMPT,
+    ORIGINAL_MAX_POSITION,
+    ORIGINAL_MAX_POSITION_RANGE,
     RANK1_FAILS_PROMPT,
 )
 from rope_explained.heads import HEADS
 from rope_explained.model import forward
+from rope_explained.rope import SCALING_METHODS
 
 #: Settings every short prompt is checked under: both heads, and alpha and base at both ends of
 #: the playground's sliders and in between.
 ALPHAS = (ALPHA_RANGE[0], 1.0, 10.0, ALPHA_RANGE[1])
 BASES = (BASE_RANGE[0], 10000.0, BASE_RANGE[1])
+#: Factors every context-extension method is checked at: both ends of the playground's slider,
+#: its starting value and one that is not a power of two.
+FACTORS = (FACTOR_RANGE[0], 2.5, FACTOR, FACTOR_RANGE[1])
+
+
+def scaled(method: str, factor: float, original_max_position: int) -> dict:
+    """The settings of one context extension."""
+    return {"scaling": method, "factor": factor, "original_max_position": original_max_position}
 
 
 def _random_letters(n: int, seed: int) -> str:
@@ -83,6 +99,67 @@ def reference_cases() -> list[dict]:
         {"text": "qxzqx", "config": {"bos": False}},
         {"text": "thecatthec", "config": {"beta": 10.0, "gamma": 5.0, "base": 500000.0}},
     ]
+    return cases + scaling_cases()
+
+
+def scaling_cases() -> list[dict]:
+    """Every method of :data:`~rope_explained.rope.SCALING_METHODS` at every factor of
+    :data:`FACTORS`, on a short prompt with a context ``L`` shorter than it (so that dynamic
+    NTK acts), on the 256-letter prompt with the smallest ``L`` of the playground's slider
+    (and, at the starting factor, the largest), under both heads and at the ends of the alpha
+    and base sliders."""
+    cases = []
+    for method, factor in itertools.product(SCALING_METHODS, FACTORS):
+        cases.append({"text": OPENING_PROMPT, "config": scaled(method, factor, 8)})
+        for L in ORIGINAL_MAX_POSITION_RANGE:
+            if L == ORIGINAL_MAX_POSITION_RANGE[0] or factor == FACTOR:
+                cases.append({"text": LONG_PROMPT, "config": scaled(method, factor, L)})
+        cases.append(
+            {
+                "text": RANK1_FAILS_PROMPT,
+                "config": {"head": "rank1", "alpha": ALPHA_RANGE[1], "base": BASE_RANGE[0]}
+                | scaled(method, factor, 4),
+            }
+        )
+        cases.append(
+            {
+                "text": "mississippimississip",
+                "config": {"alpha": ALPHA_RANGE[0], "base": BASE_RANGE[1]}
+                | scaled(method, factor, 16),
+            }
+        )
+    return cases
+
+
+def last_position_cases() -> list[dict]:
+    """Cases of the last-position view (``predict_last``): the 4,096-letter prompt with no
+    scaling and with every method at the playground's starting factor and context, and at low
+    alpha (where the page's script takes its FFT path); every method
+    at both ends of the factor slider on a 600-letter text (beyond the smallest context); the
+    ends of the alpha and base sliders under both heads; and short texts."""
+    cases = [{"text": LONG_MODE_PROMPT, "config": {}}]
+    for method in SCALING_METHODS:
+        cases.append(
+            {"text": LONG_MODE_PROMPT, "config": scaled(method, FACTOR, ORIGINAL_MAX_POSITION)}
+        )
+    # low alpha: many layer-0 weights count, and the JavaScript sums them by FFT
+    cases.append({"text": LONG_MODE_PROMPT, "config": {"alpha": ALPHA_RANGE[0]}})
+    cases.append({"text": LONG_MODE_PROMPT, "config": {"alpha": 1.0} | scaled("yarn", FACTOR, 512)})
+    text = LONG_MODE_PROMPT[-600:]
+    for method, factor in itertools.product(SCALING_METHODS, (FACTOR_RANGE[0], FACTOR_RANGE[1])):
+        cases.append(
+            {"text": text, "config": scaled(method, factor, ORIGINAL_MAX_POSITION_RANGE[0])}
+        )
+    for head in HEADS:
+        for alpha, base in ((ALPHA_RANGE[0], BASE_RANGE[0]), (ALPHA_RANGE[1], BASE_RANGE[1])):
+            cases.append({"text": text, "config": {"head": head, "alpha": alpha, "base": base}})
+    cases += [
+        {"text": "a", "config": {}},
+        {"text": OPENING_PROMPT, "config": scaled("yarn", 2.5, 8)},
+        {"text": "qxzqx", "config": {"bos": False, "offset": 2}},
+    ]
+    if max(len(c["text"]) for c in cases) != MAX_LETTERS_LONG:
+        raise AssertionError("the last-position cases must reach the playground's longest text")
     return cases
 
 
@@ -121,7 +198,7 @@ def export_reference(path: str | Path, max_full_rows: int = 18) -> Path:
     """Write every reference case with the package's trace to ``path`` as JSON.
 
     Traces with more than ``max_full_rows`` positions keep every 32nd row and the last two,
-    which keeps the file near two megabytes while still covering the long prompts.
+    which keeps the file near ten megabytes while still covering the long prompts.
 
     Returns:
         The path written.

@@ -27,22 +27,36 @@ import matplotlib
 import numpy as np
 import playground as hook  # docs/hooks/playground.py, on sys.path through conftest.py
 import pytest
-from playground_cases import export_reference, reference_cases, reference_trace
+from playground_cases import (
+    FACTORS,
+    export_reference,
+    last_position_cases,
+    reference_cases,
+    reference_trace,
+)
 
 from rope_explained.embedding import LETTER_STEP, VOCAB, tokenize
 from rope_explained.examples import (
     ALPHA_RANGE,
     BASE_RANGE,
+    FACTOR,
+    FACTOR_RANGE,
+    LONG_MODE_DISTANCE,
+    LONG_MODE_PROMPT,
     LONG_PROMPT,
     MAX_LETTERS,
+    MAX_LETTERS_LONG,
     OPENING_PROMPT,
+    ORIGINAL_MAX_POSITION,
+    ORIGINAL_MAX_POSITION_RANGE,
     RANK1_FAILS_PROMPT,
 )
 from rope_explained.figures import get as get_figure
 from rope_explained.figures import load_all as load_figures
 from rope_explained.figures.playground import SCORE_GAP_FLOOR, score_gap
 from rope_explained.heads import HEADS
-from rope_explained.model import Config, forward, predict_next
+from rope_explained.model import Config, forward, predict_last, predict_next, rope_frequencies
+from rope_explained.rope import LAYOUTS, MAX_FACTOR, SCALING_METHODS, scaled_frequencies
 
 ROOT = Path(__file__).resolve().parent.parent
 JS_DIR = ROOT / "docs" / "javascripts" / "playground"
@@ -114,11 +128,56 @@ def expected_data() -> dict:
         "RANK1_FAILS_PROMPT": RANK1_FAILS_PROMPT,
         "LONG_PROMPT": LONG_PROMPT,
         "SCORE_GAP_FLOOR": SCORE_GAP_FLOOR,
+        "LAYOUTS": list(LAYOUTS),
+        "MAX_LETTERS_LONG": MAX_LETTERS_LONG,
+        "LONG_MODE_PROMPT": LONG_MODE_PROMPT,
+        "SCALING_METHODS": list(SCALING_METHODS),
+        "MAX_FACTOR": MAX_FACTOR,
+        "FACTOR": FACTOR,
+        "FACTOR_RANGE": list(FACTOR_RANGE),
+        "ORIGINAL_MAX_POSITION": ORIGINAL_MAX_POSITION,
+        "ORIGINAL_MAX_POSITION_RANGE": list(ORIGINAL_MAX_POSITION_RANGE),
+        "YARN": {"beta_fast": 32.0, "beta_slow": 1.0},
+        "LLAMA3": {"low_freq_factor": 1.0, "high_freq_factor": 4.0},
     }
 
 
-# The page's own words for the heads, and which head is the document's rank-1 one.
-PAGE_ONLY_KEYS = {"HEAD_LABELS", "RANK1_HEAD"}
+def test_scaling_defaults_are_the_functions():
+    """data.js's YaRN and Llama 3.1 settings are what scaled_frequencies does by default: the
+    frequencies with them passed explicitly equal those without."""
+    data = hook.playground_data()
+    for method, key in (("yarn", "YARN"), ("llama3", "LLAMA3")):
+        kw = {"method": method, "factor": 4.0, "original_max_position": 1024}
+        plain = scaled_frequencies(64, **kw)
+        explicit = scaled_frequencies(64, **kw, **data[key])
+        np.testing.assert_array_equal(plain[0], explicit[0])
+        changed = {k: v * 2 for k, v in data[key].items()}
+        assert not np.array_equal(scaled_frequencies(64, **kw, **changed)[0], plain[0])
+
+
+def test_uses_original_names_the_methods_that_read_the_context():
+    """The page greys out L for exactly the methods whose frequencies never depend on it."""
+    uses = set(hook.playground_data()["USES_ORIGINAL"])
+    for method in SCALING_METHODS:
+        seen = set()
+        for L in (16, 64, 1024, 4096):
+            for T in (8, 5000):
+                cfg = Config(scaling=method, factor=4.0, original_max_position=L)
+                seen.add(tuple(rope_frequencies(cfg, T)[0]))
+        assert (len(seen) > 1) == (method in uses), method
+
+
+def test_long_mode_prompt_is_an_induction_prompt():
+    """The 4,096-letter prompt: its last letter occurred exactly once before, LONG_MODE_DISTANCE
+    letters back, and fills the longest text of the last-position view."""
+    t = LONG_MODE_PROMPT
+    assert len(t) == MAX_LETTERS_LONG and t.count(t[-1]) == 2
+    assert len(t) - 1 - t.index(t[-1]) == LONG_MODE_DISTANCE
+
+
+# The page's own words for the heads and the scalings, and which head is the rank-1 one; which
+# scalings read L (tested above).
+PAGE_ONLY_KEYS = {"HEAD_LABELS", "RANK1_HEAD", "SCALING_LABELS", "USES_ORIGINAL"}
 
 
 def code_of(src: str) -> str:
@@ -174,6 +233,7 @@ def test_data_file_holds_the_package_values():
     assert set(data) == set(expected_data()) | PAGE_ONLY_KEYS
     assert {k: data[k] for k in expected_data()} == expected_data()
     assert list(data["HEAD_LABELS"]) == list(HEADS) and data["RANK1_HEAD"] in HEADS
+    assert list(data["SCALING_LABELS"]) == list(SCALING_METHODS)
     assert data["DEFAULTS"] == dataclasses.asdict(Config())
     assert json.loads(json.dumps(data)) == data  # JSON holds it exactly (floats round-trip)
 
@@ -352,7 +412,9 @@ def test_js_forward_agrees_with_package(js_page, case):
 
 
 def test_reference_cases_cover_the_brief():
-    """Both heads, alpha and base at both ends of their sliders, lengths from 1 to the limit."""
+    """Both heads, alpha and base at both ends of their sliders, lengths from 1 to the limit,
+    every scaling at both ends of the factor slider and two factors between, L at both ends
+    of its slider; the last-position cases reach the longest text under every scaling."""
     heads = {c["config"].get("head", "induction") for c in CASES}
     alphas = {c["config"].get("alpha") for c in CASES}
     bases = {c["config"].get("base") for c in CASES}
@@ -360,6 +422,138 @@ def test_reference_cases_cover_the_brief():
     assert heads == {"induction", "rank1"}
     assert set(ALPHA_RANGE) <= alphas and set(BASE_RANGE) <= bases
     assert min(lengths) == 1 and max(lengths) == MAX_LETTERS
+    assert set(FACTOR_RANGE) < set(FACTORS) and len(FACTORS) >= 4
+    for method in SCALING_METHODS:
+        mine = [c for c in CASES if c["config"].get("scaling") == method]
+        assert {c["config"]["factor"] for c in mine} == set(FACTORS)
+        assert set(ORIGINAL_MAX_POSITION_RANGE) <= {
+            c["config"]["original_max_position"] for c in mine
+        }
+        assert any(len(c["text"]) + 1 > c["config"]["original_max_position"] for c in mine)
+        longest = [c for c in LAST_CASES if c["config"].get("scaling") == method]
+        assert max(len(c["text"]) for c in longest) == MAX_LETTERS_LONG
+
+
+LAST_CASES = last_position_cases()
+
+
+@pytest.mark.parametrize("case", LAST_CASES, ids=[case_id(c) for c in LAST_CASES])
+def test_js_predict_last_agrees_with_package(js_page, case):
+    """The last-position view's numbers agree with rope_explained.predict_last to 1e-9: the
+    probabilities, the last query's layer-1 attention, each query's weight on the key one step
+    back, and each query's favourite key wherever the package's is not a near tie."""
+    keys = ["probs", "attention1", "previous"]
+    r = js_page.evaluate(
+        PULL.replace("RopePlaygroundModel.forward", "RopePlaygroundModel.predictLast").replace(
+            "const out = {", "const out = {peak: Array.from(r.peak), "
+        ),
+        {"text": case["text"], "config": case["config"], "keys": keys},
+    )
+    ref = predict_last(case["text"], **case["config"])
+    assert r["tokens"] == ref.tokens and r["prediction"] == ref.prediction
+    for k in keys:
+        got = np.frombuffer(base64.b64decode(r[k]), dtype=np.float64)
+        want = getattr(ref, k)
+        assert got.shape == want.shape, k
+        err = float(np.max(np.abs(got - want), initial=0.0))
+        assert err <= TOL, f"{k}: max |js - package| = {err:.3g}"
+    peak = np.asarray(r["peak"])
+    differ = np.flatnonzero(peak != ref.peak)
+    if differ.size:  # only where two keys tie to rounding in the package's own scores
+        full = forward(case["text"], **case["config"]) if len(ref.tokens) <= 600 else None
+        assert full is not None, f"peaks differ at {differ[:5]}"
+        for m in differ:
+            row = full.A0[m, : m + 1]
+            assert abs(row[peak[m]] - row.max()) <= 1e-12, (m, peak[m], ref.peak[m])
+
+
+@pytest.fixture(scope="module")
+def ui_page(browser):
+    """A blank page running the whole playground (data.js, model.js, ui.js) in one element, as
+    benchmarks/bench_playground.py does (no site needed)."""
+    page = browser.new_page(viewport={"width": 800, "height": 1200})
+    page.set_content(
+        '<!doctype html><html><body><div class="rope-playground" style="width:760px"></div>'
+        "</body></html>"
+    )
+    for src in (hook.data_js(), MODEL_JS.read_text("utf-8"), UI_JS.read_text("utf-8")):
+        page.add_script_tag(content=src)
+    page.wait_for_function("() => RopePlayground.current && RopePlayground.current.renders")
+    yield page
+    page.close()
+
+
+# Every value a slider of the page offers: from its minimum, one stepUp() at a time, each read
+# back through the page's own readControls(); the slider is then put back.
+SLIDER_VALUES = """([slider, key]) => {
+  const pg = RopePlayground.current, s = pg[slider], was = s.value, out = [];
+  s.value = s.min;
+  for (;;) {
+    out.push(pg.readControls()[key]);
+    const before = s.value;
+    s.stepUp();
+    if (s.value === before) break;
+  }
+  s.value = was;
+  return out;
+}"""
+
+# RopePlaygroundModel.forward on one text under many settings: [A0, A1, probs] as base64 each.
+FORWARD_MANY = """([text, configs]) => configs.map((c) => {
+  const r = RopePlaygroundModel.forward(text, c);
+  return ['A0', 'A1', 'probs'].map((k) => {
+    const u = new Uint8Array(r[k].buffer);
+    let s = '';
+    for (let i = 0; i < u.length; i += 0x8000) {
+      s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000));
+    }
+    return btoa(s);
+  });
+})"""
+
+
+def slider_values(page, slider: str, key: str) -> list:
+    return page.evaluate(SLIDER_VALUES, [slider, key])
+
+
+def assert_js_agrees_on(page, text: str, configs: list[dict]):
+    got = page.evaluate(FORWARD_MANY, [text, configs])
+    for config, arrays in zip(configs, got, strict=True):
+        ref = forward(text, **config)
+        for name, b64 in zip(("A0", "A1", "probs"), arrays, strict=True):
+            js = np.frombuffer(base64.b64decode(b64), dtype=np.float64).reshape(len(ref.tokens), -1)
+            err = np.max(np.abs(js - getattr(ref, name)))
+            assert err <= TOL, (config, name, err)
+
+
+def test_every_position_of_the_alpha_and_base_sliders(ui_page):
+    """The whole range each slider offers, position by position, as the page reads it: from
+    the lowest value to the highest, every one agrees with the package to 1e-9 (the opening
+    prompt), and the ends of the 256-letter prompt's range too."""
+    for slider, key, lo_hi in (("alpha", "alpha", ALPHA_RANGE), ("base", "base", BASE_RANGE)):
+        values = slider_values(ui_page, slider, key)
+        assert (values[0], values[-1]) == lo_hi and len(values) == len(set(values)) > 40
+        assert_js_agrees_on(ui_page, OPENING_PROMPT, [{key: v} for v in values])
+        assert_js_agrees_on(ui_page, LONG_PROMPT, [{key: v} for v in lo_hi])
+
+
+def test_every_position_of_the_scaling_sliders(ui_page):
+    """Every factor the factor slider offers, under every method (with a context shorter than
+    the text, so dynamic NTK acts too), and every context the L slider offers under the
+    methods that read it, agree with the package to 1e-9."""
+    factors = slider_values(ui_page, "factor", "factor")
+    assert (factors[0], factors[-1]) == FACTOR_RANGE and FACTOR in factors and len(factors) > 8
+    for method in SCALING_METHODS:
+        configs = [{"scaling": method, "factor": f, "original_max_position": 8} for f in factors]
+        assert_js_agrees_on(ui_page, OPENING_PROMPT, configs)
+    contexts = slider_values(ui_page, "original", "original_max_position")
+    assert (contexts[0], contexts[-1]) == ORIGINAL_MAX_POSITION_RANGE
+    assert ORIGINAL_MAX_POSITION in contexts and all(isinstance(L, int) for L in contexts)
+    for method in hook.playground_data()["USES_ORIGINAL"]:
+        configs = [
+            {"scaling": method, "factor": FACTOR, "original_max_position": L} for L in contexts
+        ]
+        assert_js_agrees_on(ui_page, LONG_PROMPT, configs)
 
 
 def test_export_reference_round_trip(tmp_path):
@@ -367,7 +561,7 @@ def test_export_reference_round_trip(tmp_path):
     path = export_reference(tmp_path / "ref.json")
     data = json.loads(path.read_text())
     assert len(data["cases"]) == len(CASES)
-    assert path.stat().st_size < 4_000_000
+    assert path.stat().st_size < 16_000_000
     long_case = next(c for c in data["cases"] if len(c["text"]) == MAX_LETTERS)
     rows = long_case["trace"]["rows"]
     assert rows[-1] == MAX_LETTERS and len(rows) < 15
@@ -393,13 +587,50 @@ def test_js_reads_text_like_tokenize(js_page):
 
 @pytest.mark.parametrize(
     "config",
-    [{"base": 1.0}, {"alpha": 0.0}, {"head": "full"}, {"d": 7}, {"offset": -1}, {"bogus": 1}],
+    [
+        {"base": 1.0},
+        {"alpha": 0.0},
+        {"head": "full"},
+        {"d": 7},
+        {"offset": -1},
+        {"bogus": 1},
+        {"scaling": "yarn"},
+        {"scaling": "rope"},
+        {"factor": 2.0},
+        {"scaling": "linear", "factor": 0.5, "original_max_position": 64},
+        {"scaling": "linear", "factor": float("nan"), "original_max_position": 64},
+        {"scaling": "ntk", "factor": 2.0, "original_max_position": 0},
+        {"scaling": "yarn", "factor": 2.0, "original_max_position": 64.5},
+        {"scaling": "llama3", "factor": 2e6, "original_max_position": 64},
+        {"scaling": "ntk", "factor": 2.0, "original_max_position": 64, "d": 2, "D": 7},
+        {"layout": "diagonal"},
+    ],
 )
 def test_js_refuses_settings_the_package_refuses(js_page, config):
     with pytest.raises(ValueError):
         forward("abc", **config)
+    for fn in ("forward", "predictLast"):
+        msg = js_page.evaluate(CATCH.replace("forward", fn), ["abc", config])
+        named = [w for w in config if w not in ("d", "D")] or ["d"]
+        assert msg is not None and any(word in msg for word in named), msg
+
+
+@pytest.mark.parametrize(
+    "config", [{"rotary_pct": 0.5}, {"layout": "half", "weights_layout": "interleaved"}]
+)
+def test_js_refuses_settings_it_does_not_model(js_page, config):
+    """Settings the package takes but the playground does not compute are refused, not ignored."""
+    forward("abc", **config)  # the package runs them
     msg = js_page.evaluate(CATCH, ["abc", config])
     assert msg is not None and any(word in msg for word in config), msg
+
+
+def test_js_half_layout_with_its_weights_is_the_same_model(js_page):
+    """layout="half" with weights reordered for it: the same scores, so the same numbers."""
+    js = js_forward(js_page, "abcabd", {"layout": "half"})
+    ref = forward("abcabd", layout="half")
+    for k in ("A0", "A1", "probs"):
+        assert np.max(np.abs(js[k] - getattr(ref, k))) <= TOL, k
 
 
 def test_prompts_are_the_packages_and_do_what_the_page_says(js_page):
@@ -677,7 +908,7 @@ def test_base_slider_on_256_letters(pg):
         ("ab ab", "Character U+0020 at position 2"),
         ("ab1a2b3", "nor are 2 other characters"),
         ("", "at least one letter"),
-        ("a" * (MAX_LETTERS + 1), f"{MAX_LETTERS + 1} letters"),
+        ("a" * (MAX_LETTERS_LONG + 1), f"{MAX_LETTERS_LONG + 1:,} letters"),
     ],
     ids=["digit", "space", "three-digits", "empty", "too-long"],
 )
@@ -699,6 +930,86 @@ def test_bad_input_gets_an_inline_message(pg, text, says):
     assert msg.inner_text() == "" and box.get_attribute("aria-invalid") is None
     assert shown_prediction(page) == predict_next("abcab")
     assert console.errors == [] and console.dialogs == []
+
+
+def test_last_position_view(pg):
+    """4,096 letters: the lines replace the heatmaps; the numbers are predict_last's; the
+    context-extension menu and sliders drive them; the lines read out by keyboard."""
+    from rope_explained.figures.playground import long_mode_answer, long_mode_results
+
+    page, console = pg
+    root = page.locator(".rope-playground")
+    factor = page.get_by_label("Factor s")
+    original = page.get_by_label("Original context L")
+    assert factor.is_disabled() and original.is_disabled()  # no scaling: neither counts
+    before = renders(page)
+    page.get_by_role("button", name=f"Load {MAX_LETTERS_LONG:,} letters").click()
+    wait_render(page, before)
+    assert root.get_attribute("data-view") == "last"
+    assert page.get_by_label(re.compile("the last position only")).is_checked()
+    for panel in ("scores0", "A0", "A1"):
+        assert not page.locator(f"[data-panel={panel}]").is_visible()
+    for panel in ("attention1", "previous", "probs"):
+        assert page.locator(f"[data-panel={panel}]").is_visible()
+    answer, key = long_mode_answer()
+    results = long_mode_results()
+    assert shown_prediction(page) == results[None].prediction != answer
+    pull = """() => { const t = RopePlayground.current.trace;
+                      return [Array.from(t.attention1), Array.from(t.previous),
+                              Array.from(t.probs), RopePlayground.current.state]; }"""
+    for method in (None, "linear", "yarn"):
+        if method is not None:
+            before = renders(page)
+            page.get_by_label("Context extension").select_option(method)
+            wait_render(page, before)
+            assert factor.is_enabled()
+            assert original.is_enabled() == (method in hook.playground_data()["USES_ORIGINAL"])
+        a1, prev, probs, state = page.evaluate(pull)
+        assert state["scaling"] == method and state["view"] == "last"
+        ref = results[method]
+        assert state["factor"] == (None if method is None else FACTOR)
+        assert np.max(np.abs(np.asarray(a1) - ref.attention1)) <= TOL
+        assert np.max(np.abs(np.asarray(prev) - ref.previous)) <= TOL
+        assert np.max(np.abs(np.asarray(probs) - ref.probs)) <= TOL
+        assert shown_prediction(page) == ref.prediction
+    assert shown_prediction(page) == answer and "induction works" in root.inner_text()
+    note = page.locator(".rope-playground .rp-note").inner_text()
+    assert "queries and keys \u00d7" + f"{np.log(FACTOR) / 10 + 1:.3f}" in note
+    # the layer-1 line by keyboard: focus starts at its peak, End goes to the last key
+    line = page.locator("[data-panel=attention1] svg")
+    line.focus()
+    readout = page.locator("[data-panel=attention1] .rp-readout")
+    top = int(np.argmax(results["yarn"].attention1))
+    assert readout.inner_text().startswith(f"key n = {top} ")
+    assert top == key  # YaRN reads the key to copy
+    page.keyboard.press("End")
+    last = len(results["yarn"].tokens) - 1
+    assert readout.inner_text().startswith(f"key n = {last} ")
+    assert "copy: n = " + str(key) in line.text_content()
+    # back to the heatmaps with a short text (with 4,096 letters the view stays on the last)
+    before = renders(page)
+    page.locator(".rope-playground input[type=text]").fill("abcab")
+    wait_render(page, before)
+    before = renders(page)
+    page.get_by_label(re.compile("all patterns, as heatmaps")).check()
+    wait_render(page, before)
+    assert root.get_attribute("data-view") == "full"
+    assert page.locator("[data-panel=A1]").is_visible()
+    assert console.errors == []
+
+
+def test_long_text_switches_to_the_last_position_view(pg):
+    page, console = pg
+    text = LONG_MODE_PROMPT[: MAX_LETTERS + 1]
+    before = renders(page)
+    page.locator(".rope-playground input[type=text]").fill(text)
+    wait_render(page, before)
+    assert page.locator(".rope-playground").get_attribute("data-view") == "last"
+    msg = page.locator(".rope-playground .rp-msg")
+    assert f"More than {MAX_LETTERS} letters" in msg.inner_text()
+    assert "rp-error" not in (msg.get_attribute("class") or "")
+    assert shown_prediction(page) == predict_last(text).prediction
+    assert console.errors == []
 
 
 @pytest.mark.parametrize(("text", "pos", "code", "glyph"), ODD_TEXTS, ids=ODD_IDS)
@@ -908,3 +1219,106 @@ def test_instant_navigation_starts_leaves_and_restarts(browser, site_url):
     assert shown_prediction(page) == predict_next("abcab")
     assert [e for e in console.all if "javascripts/playground/" in e] == []
     context.close()
+
+
+def test_js_predict_last_takes_both_paths(js_page):
+    """The last-position cases run the layer-0 sums both ways: row by row (few weights count)
+    and by FFT (many count), so the parity test above checks both."""
+    spy = """([text, config]) => {
+      const before = RopePlaygroundModel.fftCalls();
+      RopePlaygroundModel.predictLast(text, config);
+      return RopePlaygroundModel.fftCalls() - before;
+    }"""
+    used = [js_page.evaluate(spy, [c["text"], c["config"]]) for c in LAST_CASES]
+    assert 0 in used and 1 in used and set(used) <= {0, 1}
+
+
+# --- what the page says about context extension and the last-position view --------------------
+
+
+def test_stretch_the_context_claims():
+    """'Stretch the context': every number is a property of the package's own answers."""
+    from rope_explained.embedding import letter_angle
+    from rope_explained.figures import get_value
+    from rope_explained.figures.playground import long_mode_answer, long_mode_results
+    from rope_explained.rope import frequencies
+
+    def value(value_id: str) -> str:
+        return get_value(value_id).compute()
+
+    text = " ".join(PAGE_MD.read_text(encoding="utf-8").split())
+    assert (
+        "keeping \\(s = 4\\) and \\(L = 1024\\)" in text and "divides every frequency by 4" in text
+    )
+    assert (FACTOR, ORIGINAL_MAX_POSITION) == (4.0, 1024)
+    t = LONG_MODE_PROMPT
+    answer, key = long_mode_answer()
+    distance = len(t) - 1 - t.index(t[-1])
+    m = re.search(
+        r"Press \*Load 4,096 letters\*\. The last letter, `(\w)`, occurred once before, "
+        r"\{\{ value\(\"playground-long-distance\"\) \}\} letters back, followed by `(\w)`",
+        text,
+    )
+    assert m and m.group(1) == t[-1] and m.group(2) == answer and t.count(t[-1]) == 2
+    assert value("playground-long-distance") == f"{distance:,}" and key == t.index(t[-1]) + 2
+    m = re.search(r"and the model predicts `(\w)`\. Now pick", text)
+    assert m and m.group(1) == long_mode_results()[None].prediction
+    # "beyond the 906 positions over which the slowest pair turns through half a letter step"
+    theta = frequencies(64)
+    step = abs(letter_angle("b") - letter_angle("a"))
+    horizon = int(value("playground-half-step-horizon"))
+    assert abs(horizon * theta[-1] - step / 2) < theta[-1] and distance > horizon
+    results = long_mode_results()
+    none = results[None]
+    # without scaling: the key to copy does not stand out, nothing above the stated weight
+    assert none.prediction != answer
+    assert none.attention1.max() <= float(value("playground-long-unscaled-top")) + 0.005
+    assert none.attention1[key] < none.attention1.max()
+    # linear: the layer-0 peak moves s steps back and the weight one step back collapses
+    lin = results["linear"]
+    T = len(lin.tokens)
+    assert int(value("playground-long-linear-peak")) == FACTOR == T - 1 - lin.peak[-1]
+    assert np.all(np.arange(T)[100:] - lin.peak[100:] == FACTOR)
+    assert f"{lin.previous[-1]:.1g}" == value("playground-long-linear-previous")
+    assert np.median(lin.previous) < 0.01 and lin.prediction != answer
+    # the others copy the right letter, with at least the stated weight on the key
+    right = [m for m in SCALING_METHODS if results[m].prediction == answer]
+    assert right == [m for m in SCALING_METHODS if m != "linear"]
+    names = [hook.SCALING_LABELS[m] for m in right]
+    assert f"**{', '.join(names[:-1])} and {names[-1]}** all copy `{answer}`" in text
+    least = min(results[m].attention1[key] for m in right)
+    assert f"{least:.2f}" == value("playground-long-right-least")
+    for m in right:
+        assert np.all(np.arange(1, T) - results[m].peak[1:] == 1)  # still one step back
+    # "each leaves the fastest pair as built and slows the slowest pair" so that it turns by
+    # less than half a letter step over the distance; linear changes all 32 pairs
+    for m in SCALING_METHODS:
+        cfg = Config(scaling=m, factor=FACTOR, original_max_position=ORIGINAL_MAX_POSITION)
+        th = rope_frequencies(cfg, T)[0]
+        if m == "linear":
+            assert np.all(th != theta) and len(th) == 32
+        else:
+            assert th[0] == theta[0] and th[-1] < theta[-1] and distance * th[-1] < step / 2
+    # "Dynamic NTK changes nothing while the text has at most L positions"
+    for L in ORIGINAL_MAX_POSITION_RANGE:
+        cfg = Config(scaling="dynamic-ntk", factor=FACTOR, original_max_position=L)
+        np.testing.assert_array_equal(rope_frequencies(cfg, L)[0], theta)
+        assert not np.array_equal(rope_frequencies(cfg, L + 1)[0], theta)
+
+
+def test_controls_paragraphs_follow_from_the_data():
+    """The ranges and names the page's list of controls gives are the package's."""
+    text = " ".join(PAGE_MD.read_text(encoding="utf-8").split())
+    assert f"at most {MAX_LETTERS_LONG:,} letters `a`–`z` (at most {MAX_LETTERS} for" in text
+    lo, hi = FACTOR_RANGE
+    assert f"(1 to {hi:g}, in quarter powers of two)" in text and lo == 1
+    lo, hi = ORIGINAL_MAX_POSITION_RANGE
+    assert f"({lo} to {hi:,}, in powers of two)" in text
+    uses = hook.playground_data()["USES_ORIGINAL"]
+    names = {"dynamic-ntk": "dynamic NTK", "yarn": "YaRN", "llama3": "Llama 3.1"}
+    assert set(uses) == set(names)
+    assert "Only dynamic NTK, YaRN and Llama 3.1 read \\(L\\)" in text
+    # "YaRN also multiplies queries and keys by 0.1 ln s + 1"
+    for s in (1.0, 2.5, 16.0):
+        cfg = Config(scaling="yarn", factor=s, original_max_position=64)
+        assert rope_frequencies(cfg, 8)[1] == pytest.approx(0.1 * math.log(s) + 1, abs=1e-15)

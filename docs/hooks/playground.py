@@ -27,6 +27,7 @@ print-site page carries it.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import logging
 import posixpath
@@ -38,14 +39,21 @@ from rope_explained.embedding import LETTER_STEP, VOCAB
 from rope_explained.examples import (
     ALPHA_RANGE,
     BASE_RANGE,
+    FACTOR,
+    FACTOR_RANGE,
+    LONG_MODE_PROMPT,
     LONG_PROMPT,
     MAX_LETTERS,
+    MAX_LETTERS_LONG,
     OPENING_PROMPT,
+    ORIGINAL_MAX_POSITION,
+    ORIGINAL_MAX_POSITION_RANGE,
     RANK1_FAILS_PROMPT,
 )
 from rope_explained.figures.playground import SCORE_GAP_FLOOR
 from rope_explained.heads import HEADS
 from rope_explained.model import Config
+from rope_explained.rope import LAYOUTS, MAX_FACTOR, SCALING_METHODS, scaled_frequencies
 
 log = logging.getLogger("mkdocs.hooks.playground")
 
@@ -61,7 +69,34 @@ HEAD_LABELS = {
 #: The explained-equations document's rank-1 head (every other head of HEADS is the working
 #: one); the "rank-1 fails" button switches to it.
 RANK1_HEAD = "rank1"
+#: What the page's menu calls each context-extension method of rope_explained.rope.
+SCALING_LABELS = {
+    "linear": "linear (Position Interpolation)",
+    "ntk": "NTK-aware",
+    "dynamic-ntk": "dynamic NTK",
+    "yarn": "YaRN",
+    "llama3": "Llama 3.1",
+}
 GLOBAL = "RopePlaygroundData"
+
+
+def _defaults(names: tuple[str, ...]) -> dict:
+    """The defaults of ``scaled_frequencies``'s keyword arguments ``names``."""
+    params = inspect.signature(scaled_frequencies).parameters
+    return {name: params[name].default for name in names}
+
+
+def uses_original_context(method: str) -> bool:
+    """Whether ``method``'s frequencies depend on ``original_max_position`` (for a text longer
+    than both contexts tried): the page greys out that control for the others."""
+    d = Config().d
+
+    def freqs(L: int):
+        return scaled_frequencies(
+            d, method=method, factor=4.0, original_max_position=L, seq_len=10**6
+        )[0].tolist()
+
+    return freqs(ORIGINAL_MAX_POSITION_RANGE[0]) != freqs(ORIGINAL_MAX_POSITION_RANGE[1])
 
 
 def playground_data() -> dict:
@@ -70,6 +105,11 @@ def playground_data() -> dict:
         raise PluginError(
             f"docs/hooks/playground.py labels the heads {sorted(HEAD_LABELS)} and switches to "
             f"{RANK1_HEAD!r}, but rope_explained.heads.HEADS is {list(HEADS)}"
+        )
+    if set(SCALING_LABELS) != set(SCALING_METHODS):
+        raise PluginError(
+            f"docs/hooks/playground.py labels the scalings {sorted(SCALING_LABELS)}, but "
+            f"rope_explained.rope.SCALING_METHODS is {list(SCALING_METHODS)}"
         )
     defaults = {f.name: f.default for f in dataclasses.fields(Config)}
     if dataclasses.MISSING in defaults.values():
@@ -88,6 +128,19 @@ def playground_data() -> dict:
         "RANK1_HEAD": RANK1_HEAD,
         "LONG_PROMPT": LONG_PROMPT,
         "SCORE_GAP_FLOOR": SCORE_GAP_FLOOR,
+        "LAYOUTS": list(LAYOUTS),
+        "MAX_LETTERS_LONG": MAX_LETTERS_LONG,
+        "LONG_MODE_PROMPT": LONG_MODE_PROMPT,
+        "SCALING_METHODS": list(SCALING_METHODS),
+        "SCALING_LABELS": {m: SCALING_LABELS[m] for m in SCALING_METHODS},
+        "USES_ORIGINAL": [m for m in SCALING_METHODS if uses_original_context(m)],
+        "MAX_FACTOR": MAX_FACTOR,
+        "FACTOR": FACTOR,
+        "FACTOR_RANGE": list(FACTOR_RANGE),
+        "ORIGINAL_MAX_POSITION": ORIGINAL_MAX_POSITION,
+        "ORIGINAL_MAX_POSITION_RANGE": list(ORIGINAL_MAX_POSITION_RANGE),
+        "YARN": _defaults(("beta_fast", "beta_slow")),
+        "LLAMA3": _defaults(("low_freq_factor", "high_freq_factor")),
     }
 
 

@@ -7,13 +7,15 @@ live panels against it.
 
 from __future__ import annotations
 
+import functools
+
 import matplotlib
 import numpy as np
 
 from ..embedding import VOCAB, letter_angle
-from ..examples import OPENING_PROMPT
-from ..model import forward
-from ..rope import frequencies
+from ..examples import FACTOR, LONG_MODE_PROMPT, OPENING_PROMPT, ORIGINAL_MAX_POSITION
+from ..model import forward, predict_last
+from ..rope import SCALING_METHODS, frequencies
 from . import register, value
 from .style import SEQUENTIAL, attention_heatmap, new_figure
 
@@ -113,3 +115,70 @@ def playground_letter_step(base: float = 10000.0, d: int = 64) -> str:
     between two neighbouring letters."""
     step = letter_angle("b") - letter_angle("a")
     return f"{step / frequencies(d, base)[-1]:.0f}"
+
+
+@functools.cache
+def long_mode_results(text: str = LONG_MODE_PROMPT) -> dict:
+    """``predict_last`` on the playground's 4,096-letter prompt, without scaling (key ``None``)
+    and under every method at the playground's starting factor and original context."""
+    out = {None: predict_last(text)}
+    for method in SCALING_METHODS:
+        out[method] = predict_last(
+            text, scaling=method, factor=FACTOR, original_max_position=ORIGINAL_MAX_POSITION
+        )
+    return out
+
+
+def long_mode_answer(text: str = LONG_MODE_PROMPT) -> tuple[str, int]:
+    """The letter an induction head should copy on ``text`` and the key holding it (a
+    position counted with the start token). ``text`` is a string of letters whose last letter
+    occurred before."""
+    if not isinstance(text, str) or len(text) < 2 or text[-1] not in text[:-1]:
+        got = repr(text[-20:]) if isinstance(text, str) else type(text).__name__
+        raise ValueError(
+            f"text must be a string whose last letter occurred before (... A B ... A); got {got}"
+        )
+    first = text.index(text[-1])
+    return text[first + 1], first + 2
+
+
+@value("playground-long-distance")
+def playground_long_distance() -> str:
+    """How far back the last letter of the 4,096-letter prompt occurred before."""
+    t = LONG_MODE_PROMPT
+    return f"{len(t) - 1 - t.index(t[-1]):,}"
+
+
+@value("playground-long-linear-previous")
+def playground_long_linear_previous() -> str:
+    """Under linear scaling, the weight the last query puts on the key one step back."""
+    return f"{long_mode_results()['linear'].previous[-1]:.1g}"
+
+
+@value("playground-long-linear-peak")
+def playground_long_linear_peak() -> str:
+    """Under linear scaling, how far back the last query's layer-0 favourite key lies."""
+    r = long_mode_results()["linear"]
+    return f"{len(r.tokens) - 1 - int(r.peak[-1])}"
+
+
+@value("playground-half-step-horizon")
+def playground_half_step_horizon(base: float = 10000.0, d: int = 64) -> str:
+    """How many positions the slowest pair needs, at ``base``, to turn through half the angle
+    between two neighbouring letters."""
+    step = letter_angle("b") - letter_angle("a")
+    return f"{step / 2 / frequencies(d, base)[-1]:.0f}"
+
+
+@value("playground-long-unscaled-top")
+def playground_long_unscaled_top() -> str:
+    """Without scaling, the largest weight the last query puts on any key."""
+    return f"{long_mode_results()[None].attention1.max():.2f}"
+
+
+@value("playground-long-right-least")
+def playground_long_right_least() -> str:
+    """The smallest weight on the key to copy among the methods that copy the right letter."""
+    answer, key = long_mode_answer()
+    weights = [r.attention1[key] for r in long_mode_results().values() if r.prediction == answer]
+    return f"{min(weights):.2f}"

@@ -1,12 +1,15 @@
 /*
  * RoPE playground, the model: the two-layer transformer of rope_explained.forward, recomputed in
- * the browser. No DOM: tokenize, the checks of Config, the frequencies, the causal softmax, the
- * forward pass, and the check of what the reader typed.
+ * the browser. No DOM: tokenize, the checks of Config, the frequencies (with the context
+ * extensions of rope.scaled_frequencies), the causal softmax, the forward pass, the prediction
+ * alone for long texts (predictLast, as model.predict_last), and the check of what the reader
+ * typed.
  *
  * Reads window.RopePlaygroundData (data.js, written from the package while the site builds):
- * the defaults of Config, the vocabulary and its letter step, the head names and the input limit
- * come from there, never from this file. Defines window.RopePlaygroundModel.
- * tests/test_playground.py checks forward() against the package to 1e-9.
+ * the defaults of Config, the vocabulary and its letter step, the head names, the scaling methods
+ * and their settings, and the input limits come from there, never from this file. Defines
+ * window.RopePlaygroundModel. tests/test_playground.py checks forward() and predictLast()
+ * against the package to 1e-9.
  *
  * Notation (the site's): T positions m, n = 0..T-1 (the start token <s> at 0), head
  * dimension d, frequencies theta_i = base^(-2i/d), letter angles a_t = idx(t) * LETTER_STEP.
@@ -70,6 +73,43 @@
     if (typeof cfg.bos !== "boolean") {
       throw new RangeError("bos must be true or false; got " + cfg.bos);
     }
+    // The heads are written for interleaved pairs; "half" with weights reordered for it gives
+    // the same scores, which is what this file computes. Other layouts it does not model.
+    if (DATA.LAYOUTS.indexOf(cfg.layout) < 0) {
+      throw new RangeError("unknown layout '" + cfg.layout + "'; allowed: " + DATA.LAYOUTS.join(", "));
+    }
+    if (cfg.weights_layout !== null && cfg.weights_layout !== cfg.layout) {
+      throw new RangeError("weights_layout must be null or equal layout here (the playground runs " +
+        "weights in the layout they were written for); got " + cfg.weights_layout);
+    }
+    if (cfg.rotary_pct !== DEFAULTS.rotary_pct) {
+      throw new RangeError("rotary_pct must be " + DEFAULTS.rotary_pct +
+        " here (every coordinate of the head rotates); got " + cfg.rotary_pct);
+    }
+    if (cfg.scaling === null) {
+      ["factor", "original_max_position"].forEach(function (name) {
+        if (cfg[name] !== null) {
+          throw new RangeError(name + " has an effect only with a scaling; got scaling=null");
+        }
+      });
+      return cfg;
+    }
+    if (DATA.SCALING_METHODS.indexOf(cfg.scaling) < 0) {
+      throw new RangeError("unknown scaling '" + cfg.scaling + "'; allowed: null, " +
+        DATA.SCALING_METHODS.join(", "));
+    }
+    if (!isFiniteNumber(cfg.factor) || cfg.factor < 1 || cfg.factor > DATA.MAX_FACTOR) {
+      throw new RangeError("factor must be a number in [1, " + DATA.MAX_FACTOR + "] with scaling '" +
+        cfg.scaling + "'; got " + cfg.factor);
+    }
+    var L = cfg.original_max_position;
+    if (!Number.isInteger(L) || L < 1 || L > 1e9) {
+      throw new RangeError("original_max_position must be an integer in [1, 1000000000] with " +
+        "scaling '" + cfg.scaling + "'; got " + L);
+    }
+    if ((cfg.scaling === "ntk" || cfg.scaling === "dynamic-ntk") && cfg.d < 4) {
+      throw new RangeError("scaling '" + cfg.scaling + "' needs d >= 4; got d=" + cfg.d);
+    }
     return cfg;
   }
 
@@ -125,6 +165,99 @@
   }
 
   /**
+   * The frequencies the heads turn by for a text of T positions, and YaRN's attention factor
+   * (1 otherwise), as rope_explained.model.rope_frequencies(config, T) computes them from
+   * rope.scaled_frequencies:
+   *   linear:      theta_i / s
+   *   ntk:         base' = base s^(d/(d-2))
+   *   dynamic-ntk: base' = base (s T / L - (s - 1))^(d/(d-2)) when T > L, else no change
+   *   yarn:        blend of theta_i and theta_i / s by the reference code's ramp over the pair
+   *                index (yarnKeep); attention factor 0.1 ln s + 1 on queries and keys
+   *   llama3:      theta_i kept below wavelength L / 4, theta_i / s above L / 1, smooth between
+   * Returns {theta, attentionFactor}.
+   */
+  function ropeFrequencies(cfg, T) {
+    var d = cfg.d;
+    var s = cfg.factor;
+    var L = cfg.original_max_position;
+    var theta = frequencies(d, cfg.base);
+    var i;
+    switch (cfg.scaling) {
+      case null:
+        return { theta: theta, attentionFactor: 1 };
+      case "linear":
+        for (i = 0; i < d / 2; i++) theta[i] = theta[i] / s;
+        return { theta: theta, attentionFactor: 1 };
+      case "ntk":
+        return { theta: frequencies(d, cfg.base * Math.pow(s, d / (d - 2))), attentionFactor: 1 };
+      case "dynamic-ntk":
+        if (T <= L) return { theta: theta, attentionFactor: 1 };
+        return {
+          theta: frequencies(d, cfg.base * Math.pow(s * T / L - (s - 1), d / (d - 2))),
+          attentionFactor: 1,
+        };
+      case "yarn": {
+        var keep = yarnKeep(d, cfg.base, L, DATA.YARN.beta_fast, DATA.YARN.beta_slow);
+        for (i = 0; i < d / 2; i++) theta[i] = (theta[i] / s) * (1 - keep[i]) + theta[i] * keep[i];
+        return { theta: theta, attentionFactor: Math.log(s) / 10 + 1 };
+      }
+      case "llama3": {
+        var lo = DATA.LLAMA3.low_freq_factor;
+        var hi = DATA.LLAMA3.high_freq_factor;
+        for (i = 0; i < d / 2; i++) {
+          var t = theta[i];
+          var wavelen = (2 * Math.PI) / t;
+          var mu = (L / wavelen - lo) / (hi - lo);
+          var f = wavelen < L / hi ? t : (1 - mu) * t / s + mu * t;
+          theta[i] = wavelen > L / lo ? t / s : f;
+        }
+        return { theta: theta, attentionFactor: 1 };
+      }
+    }
+    throw new RangeError("unknown scaling '" + cfg.scaling + "'");
+  }
+
+  /**
+   * YaRN's weight on each pair's own frequency (rope.yarn_keep, ramp="code"): 1 for the pairs
+   * that turn more than betaFast times over L, 0 below betaSlow, linear in the pair index i
+   * between the indices where the turn count r_i = L theta_i / 2 pi crosses the two.
+   */
+  function yarnKeep(d, base, L, betaFast, betaSlow) {
+    var dim = function (rotations) {
+      return (d * Math.log(L / (rotations * 2 * Math.PI))) / (2 * Math.log(base));
+    };
+    var low = Math.max(Math.floor(dim(betaFast)), 0);
+    var high = Math.min(Math.ceil(dim(betaSlow)), d - 1);
+    if (low === high) high += 0.001;
+    var keep = new Float64Array(d / 2);
+    for (var i = 0; i < d / 2; i++) {
+      var x = (i - low) / (high - low);
+      keep[i] = 1 - (x < 0 ? 0 : x > 1 ? 1 : x);
+    }
+    return keep;
+  }
+
+  /**
+   * The layer-0 score for key n and query m, a function of n - m alone: with k_n = a R'_n c and
+   * q_m = a R'_m alpha R_{-offset} c (R' the rotation at the frequencies theta' the model runs
+   * at, R_{-offset} built into W_q at the original ones, a the attention factor),
+   *   q_m^T k_n = a^2 alpha sum_i cos((n - m) theta'_i + offset theta_i).
+   * Returns a function of delta = n - m.
+   */
+  function layer0Score(cfg, rope) {
+    var half = cfg.d / 2;
+    var theta = rope.theta;
+    var back = frequencies(cfg.d, cfg.base);
+    for (var i = 0; i < half; i++) back[i] *= cfg.offset;
+    var scale = rope.attentionFactor * rope.attentionFactor * cfg.alpha;
+    return function (delta) {
+      var s = 0;
+      for (var i = 0; i < half; i++) s += Math.cos(delta * theta[i] + back[i]);
+      return scale * s;
+    };
+  }
+
+  /**
    * Causal softmax over each row (model.causal_softmax):
    * A[m, n] = exp(s[m, n] - max_{n' <= m} s[m, n']) / sum_{n' <= m} (...) for n <= m, else 0.
    */
@@ -162,8 +295,10 @@
     var bos = cfg.bos ? 1 : 0;
     var T = letters.length + bos;
     var half = cfg.d / 2;
-    var theta = frequencies(cfg.d, cfg.base);
-    var m, n, i;
+    var rope = ropeFrequencies(cfg, T);
+    var theta = rope.theta;
+    var af = rope.attentionFactor;
+    var m, n;
 
     // Tokens and the embedding read through the plane reader P:
     // p_n = P E[t_n] = (cos a_t, sin a_t) for a letter, (0, 0) for <s> (zero embedding).
@@ -180,14 +315,11 @@
 
     // Layer 0, previous-token head. k_n = R_n c and q_m = alpha R_{m-offset} c, so
     //   q_m^T k_n = alpha c^T R_{n-m+offset} c = alpha sum_i cos((n - m + offset) theta_i)
-    // depends on n - m only: 2T-1 distinct values, O(T d) instead of O(T^2 d).
+    // depends on n - m only (layer0Score, which also covers scaling): 2T-1 distinct values,
+    // O(T d) instead of O(T^2 d).
+    var score0 = layer0Score(cfg, rope);
     var diag = new Float64Array(2 * T - 1); // diag[n - m + T - 1]
-    for (var delta = -(T - 1); delta <= T - 1; delta++) {
-      var u = delta + cfg.offset;
-      var s = 0;
-      for (i = 0; i < half; i++) s += Math.cos(u * theta[i]);
-      diag[delta + T - 1] = cfg.alpha * s;
-    }
+    for (var delta = -(T - 1); delta <= T - 1; delta++) diag[delta + T - 1] = score0(delta);
     var scores0 = new Float64Array(T * T); // unmasked, as Trace.scores0
     for (m = 0; m < T; m++) {
       var off = T - 1 - m;
@@ -217,6 +349,7 @@
     //   rank-1 head:  q_pre = beta (v_q^T h, 0) = beta (cos a_m, 0),
     //                 k_pre = (v_k^T h, 0)      = (sum_j A0[n, j] cos a_j, 0).
     // Then q_m = R_m q_pre, k_n = R_n k_pre and scores1[m, n] = q_m . k_n (a 2-D dot product).
+    // (Both are multiplied by the attention factor af: 1 unless the scaling is YaRN.)
     var slow = theta[half - 1];
     var rank1 = cfg.head === DATA.RANK1_HEAD;
     var q1 = new Float64Array(2 * T);
@@ -225,10 +358,10 @@
       var ang = m * slow;
       var c = Math.cos(ang);
       var sn = Math.sin(ang);
-      var qa = cfg.beta * px[m];
-      var qb = rank1 ? 0 : cfg.beta * py[m];
-      var ka = prevx[m];
-      var kb = rank1 ? 0 : prevy[m];
+      var qa = af * cfg.beta * px[m];
+      var qb = rank1 ? 0 : af * cfg.beta * py[m];
+      var ka = af * prevx[m];
+      var kb = rank1 ? 0 : af * prevy[m];
       q1[2 * m] = qa * c - qb * sn;
       q1[2 * m + 1] = qa * sn + qb * c;
       k1[2 * m] = ka * c - kb * sn;
@@ -282,19 +415,294 @@
     for (v = 1; v < V; v++) if (probs[last + v] > probs[last + best]) best = v;
 
     return {
-      config: cfg, tokens: tokens, T: T, theta: theta,
+      config: cfg, tokens: tokens, T: T, theta: theta, attentionFactor: af,
       scores0: scores0, A0: A0, q1: q1, k1: k1, scores1: scores1, A1: A1,
       logits: logits, probs: probs, prediction: VOCAB[best], predictionIndex: best,
     };
   }
 
   /**
+   * The prediction after text, computing only what it needs: rope_explained.model.predict_last.
+   *
+   * Every position's layer-0 row is needed (each key of layer 1 holds its previous letter), but
+   * never as a T x T matrix: the scores of row m are s(n - m) (layer0Score), so row m's
+   * exponentials are those of row m - 1, one step further back, plus one new one; when the new
+   * one beats the row's best so far, the old ones are multiplied by exp(old best - new best),
+   * which is the shift the package's softmax applies. Weights below 1e-18 of the row's best are
+   * left out of the weighted sum (at most T of them: under 1e-14 in all). From the row whose
+   * best is the best of all on, the weights stay the same; when many count, the sums of all
+   * those rows are one convolution, computed by FFT (convolve). Layer 1 and the readout run for
+   * the last query only.
+   *
+   * Returns {config, tokens, T, theta, attentionFactor, probs (V), attention1 (T), previous
+   * (T-1: A0[m, m-1]), peak (T: argmax_n A0[m, n]), prediction, predictionIndex}.
+   */
+  function predictLast(text, config) {
+    var cfg = makeConfig(config);
+    var letters = tokenize(text);
+    var bos = cfg.bos ? 1 : 0;
+    var T = letters.length + bos;
+    var half = cfg.d / 2;
+    var rope = ropeFrequencies(cfg, T);
+    var af = rope.attentionFactor;
+    var tokens = new Array(T);
+    var px = new Float64Array(T);
+    var py = new Float64Array(T);
+    var m, n, k;
+    if (bos) tokens[0] = "<s>";
+    for (m = bos; m < T; m++) {
+      var idx = letters[m - bos];
+      tokens[m] = VOCAB[idx];
+      px[m] = Math.cos(idx * LETTER_STEP);
+      py[m] = Math.sin(idx * LETTER_STEP);
+    }
+
+    // Layer 0, row by row. back[j] = score of the key j steps back, w[j] its exponential
+    // relative to the row's best so far, big: the j whose w is not negligible.
+    var score0 = layer0Score(cfg, rope);
+    var back = new Float64Array(T);
+    for (k = 0; k < T; k++) back[k] = score0(-k);
+    var w = new Float64Array(T);
+    var big = new Int32Array(T);
+    var nBig = 1;
+    var TINY = 1e-18;
+    var best = back[0];
+    var bestJ = 0;
+    var Z = 1;
+    w[0] = 1;
+    big[0] = 0;
+    var prevx = new Float64Array(T);
+    var prevy = new Float64Array(T);
+    var previous = new Float64Array(Math.max(T - 1, 0));
+    var peak = new Int32Array(T);
+    prevx[0] = px[0];
+    prevy[0] = py[0];
+    // Once the row's best is the best of all (G), every later row has the same shift, so its
+    // weights are fixed: exp(back[j] - G). Then, if many of them count, the weighted sums of all
+    // remaining rows are one convolution, done by FFT (O(T log T) instead of O(T^2)).
+    var G = -Infinity;
+    for (k = 0; k < T; k++) if (back[k] > G) G = back[k];
+    var wG = new Float64Array(T);
+    var counted = 0;
+    for (k = 0; k < T; k++) {
+      wG[k] = Math.exp(back[k] - G);
+      if (wG[k] >= TINY) counted += 1;
+    }
+    for (m = 1; m < T; m++) {
+      if (best === G && counted * (T - m) > FFT_WORTH) {
+        var num = convolve(wG, px, py);
+        Z = 0;
+        for (k = 0; k < m; k++) Z += wG[k];
+        for (; m < T; m++) {
+          Z += wG[m];
+          if (back[m] === G) bestJ = m;
+          prevx[m] = num.x[m] / Z;
+          prevy[m] = num.y[m] / Z;
+          previous[m - 1] = wG[1] / Z;
+          peak[m] = m - bestJ;
+        }
+        break;
+      }
+      var v = back[m];
+      if (v >= best) {
+        // a new best, m steps back (on a tie the earlier key wins, as numpy.argmax's first)
+        var f = Math.exp(best - v);
+        if (f !== 1) {
+          Z *= f;
+          var kept = 0;
+          for (k = 0; k < m; k++) {
+            w[k] *= f;
+            if (w[k] >= TINY) big[kept++] = k;
+          }
+          nBig = kept;
+        }
+        best = v;
+        bestJ = m;
+        w[m] = 1;
+      } else {
+        w[m] = Math.exp(v - best);
+      }
+      Z += w[m];
+      if (w[m] >= TINY) big[nBig++] = m;
+      var sx = 0;
+      var sy = 0;
+      if (nBig > m >> 1) {
+        // most weights count: one pass over the whole row (no index list to follow)
+        for (var j = 0, i = m; j <= m; j++, i--) {
+          sx += w[j] * px[i];
+          sy += w[j] * py[i];
+        }
+      } else {
+        for (var b = 0; b < nBig; b++) {
+          var jb = big[b];
+          sx += w[jb] * px[m - jb];
+          sy += w[jb] * py[m - jb];
+        }
+      }
+      prevx[m] = sx / Z;
+      prevy[m] = sy / Z;
+      previous[m - 1] = w[1] / Z;
+      peak[m] = m - bestJ;
+    }
+
+    // Layer 1 for the last query: scores (q . k_n) over every key, in the slowest pair.
+    var slow = rope.theta[half - 1];
+    var rank1 = cfg.head === DATA.RANK1_HEAD;
+    var last = T - 1;
+    var c = Math.cos(last * slow);
+    var sn = Math.sin(last * slow);
+    var qa = af * cfg.beta * px[last];
+    var qb = rank1 ? 0 : af * cfg.beta * py[last];
+    var qx = qa * c - qb * sn;
+    var qy = qa * sn + qb * c;
+    var A1 = new Float64Array(T);
+    var mx = -Infinity;
+    for (n = 0; n < T; n++) {
+      c = Math.cos(n * slow);
+      sn = Math.sin(n * slow);
+      var ka = af * prevx[n];
+      var kb = rank1 ? 0 : af * prevy[n];
+      var sc = qx * (ka * c - kb * sn) + qy * (ka * sn + kb * c);
+      A1[n] = sc;
+      if (sc > mx) mx = sc;
+    }
+    var sum = 0;
+    for (n = 0; n < T; n++) {
+      A1[n] = Math.exp(A1[n] - mx);
+      sum += A1[n];
+    }
+    var X = 0;
+    var Y = 0;
+    for (n = 0; n < T; n++) {
+      A1[n] /= sum;
+      X += A1[n] * px[n];
+      Y += A1[n] * py[n];
+    }
+    var probs = readout(cfg, X, Y);
+    var top = 0;
+    for (var u = 1; u < V; u++) if (probs[u] > probs[top]) top = u;
+    return {
+      config: cfg, tokens: tokens, T: T, theta: rope.theta, attentionFactor: af,
+      probs: probs, attention1: A1, previous: previous, peak: peak,
+      prediction: VOCAB[top], predictionIndex: top,
+    };
+  }
+
+  /** Work (multiply-adds) above which predictLast's layer 0 uses the FFT. */
+  var FFT_WORTH = 2e6;
+
+  /**
+   * The first T entries of the convolutions of w with x and with y (all of length T):
+   * out.x[m] = sum_{j <= m} w[j] x[m - j], likewise out.y, by one complex FFT of size N >= 2T
+   * (w real, x + i y complex; the product of the spectra is the spectrum of both sums).
+   */
+  var fftCalls = 0;
+
+  function convolve(w, x, y) {
+    fftCalls += 1;
+    var T = w.length;
+    var N = 1;
+    while (N < 2 * T) N *= 2;
+    var ar = new Float64Array(N);
+    var ai = new Float64Array(N);
+    var br = new Float64Array(N);
+    var bi = new Float64Array(N);
+    ar.set(w);
+    br.set(x);
+    bi.set(y);
+    var tw = twiddles(N);
+    fft(ar, ai, tw, false);
+    fft(br, bi, tw, false);
+    for (var k = 0; k < N; k++) {
+      var re = ar[k] * br[k] - ai[k] * bi[k];
+      bi[k] = ar[k] * bi[k] + ai[k] * br[k];
+      br[k] = re;
+    }
+    fft(br, bi, tw, true);
+    var out = { x: new Float64Array(T), y: new Float64Array(T) };
+    for (k = 0; k < T; k++) {
+      out.x[k] = br[k] / N;
+      out.y[k] = bi[k] / N;
+    }
+    return out;
+  }
+
+  var TWIDDLES = {};
+
+  /** cos and sin of 2 pi k / N for k < N / 2, each from Math.cos and Math.sin (no recurrence). */
+  function twiddles(N) {
+    if (!TWIDDLES[N]) {
+      var c = new Float64Array(N / 2);
+      var s = new Float64Array(N / 2);
+      for (var k = 0; k < N / 2; k++) {
+        c[k] = Math.cos((2 * Math.PI * k) / N);
+        s[k] = Math.sin((2 * Math.PI * k) / N);
+      }
+      TWIDDLES[N] = { cos: c, sin: s };
+    }
+    return TWIDDLES[N];
+  }
+
+  /** In-place iterative radix-2 FFT of re + i im (length a power of two); inverse: unscaled. */
+  function fft(re, im, tw, inverse) {
+    var N = re.length;
+    var i, j, t;
+    for (i = 1, j = 0; i < N; i++) {
+      var bit = N >> 1;
+      for (; j & bit; bit >>= 1) j ^= bit;
+      j ^= bit;
+      if (i < j) {
+        t = re[i]; re[i] = re[j]; re[j] = t;
+        t = im[i]; im[i] = im[j]; im[j] = t;
+      }
+    }
+    var sign = inverse ? 1 : -1;
+    for (var size = 2; size <= N; size *= 2) {
+      var half = size / 2;
+      var step = N / size;
+      for (var start = 0; start < N; start += size) {
+        for (var k = 0; k < half; k++) {
+          var wr = tw.cos[k * step];
+          var wi = sign * tw.sin[k * step];
+          var a = start + k;
+          var b = a + half;
+          var xr = re[b] * wr - im[b] * wi;
+          var xi = re[b] * wi + im[b] * wr;
+          re[b] = re[a] - xr;
+          im[b] = im[a] - xi;
+          re[a] += xr;
+          im[a] += xi;
+        }
+      }
+    }
+  }
+
+  /** The readout for one position: softmax_v(gamma (cos a_v, sin a_v) . (X, Y)), as forward's. */
+  function readout(cfg, X, Y) {
+    var probs = new Float64Array(V);
+    var mx = -Infinity;
+    var v;
+    for (v = 0; v < V; v++) {
+      probs[v] = cfg.gamma * (Math.cos(v * LETTER_STEP) * X + Math.sin(v * LETTER_STEP) * Y);
+      if (probs[v] > mx) mx = probs[v];
+    }
+    var sum = 0;
+    for (v = 0; v < V; v++) {
+      probs[v] = Math.exp(probs[v] - mx);
+      sum += probs[v];
+    }
+    for (v = 0; v < V; v++) probs[v] /= sum;
+    return probs;
+  }
+
+  /**
    * What the reader typed, checked for the page: {ok, text, message, note}. Upper case is
    * folded as tokenize does (and said so in a note); anything else is refused with a message
    * that names the first character outside the vocabulary as tokenize does; more than
-   * DATA.MAX_LETTERS letters are refused too.
+   * maxLetters letters (default DATA.MAX_LETTERS) are refused too.
    */
-  function checkText(raw) {
+  function checkText(raw, maxLetters) {
+    var limit = maxLetters === undefined ? DATA.MAX_LETTERS : maxLetters;
     var letters = FIRST + "\u2013" + LAST;
     var chars = Array.from(raw);
     if (chars.length === 0) {
@@ -318,11 +726,12 @@
           ". The panels still show the last valid text.",
       };
     }
-    if (chars.length > DATA.MAX_LETTERS) {
+    if (chars.length > limit) {
       return {
         ok: false,
-        message: "That is " + chars.length + " letters; the playground takes at most " +
-          DATA.MAX_LETTERS + ". The panels still show the last valid text.",
+        tooLong: true,
+        message: "That is " + chars.length.toLocaleString("en") + " letters; the playground takes at most " +
+          limit.toLocaleString("en") + ". The panels still show the last valid text.",
       };
     }
     return {
@@ -340,7 +749,11 @@
   }
 
   window.RopePlaygroundModel = Object.freeze({
-    forward: forward, tokenize: tokenize, makeConfig: makeConfig, frequencies: frequencies,
+    forward: forward, predictLast: predictLast, tokenize: tokenize, makeConfig: makeConfig,
+    frequencies: frequencies, ropeFrequencies: ropeFrequencies,
+    fftCalls: function () {
+      return fftCalls;
+    },
     causalSoftmax: causalSoftmax, describeCharacter: describeCharacter, checkText: checkText,
     copiedLetter: copiedLetter,
   });

@@ -1,6 +1,7 @@
 /*
- * RoPE playground, the page: controls, three canvas heatmaps and an SVG bar chart, built inside
- * the element with class "rope-playground" and rebuilt after each instant navigation.
+ * RoPE playground, the page: controls, three canvas heatmaps (or, for long texts, two SVG lines
+ * over the positions) and an SVG bar chart, built inside the element with class
+ * "rope-playground" and rebuilt after each instant navigation.
  *
  * Plain JavaScript, no framework, nothing loaded from elsewhere. Reads window.RopePlaygroundData
  * (data.js: the package's values, written while the site builds) and window.RopePlaygroundModel
@@ -160,6 +161,13 @@
     ".rope-playground .rp-cbar-bar{flex:1;height:.55rem;border-radius:.1rem;border:1px solid #bbb}",
     ".rope-playground .rp-bars{display:block;width:100%;height:auto}",
     ".rope-playground .rp-readout{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}",
+    ".rope-playground select{box-sizing:border-box;width:100%;font-size:.75rem;padding:.3em .4em;border-radius:.2rem;",
+    "border:1px solid var(--md-default-fg-color--light);background:var(--md-default-bg-color);color:var(--md-default-fg-color)}",
+    ".rope-playground .rp-note{font-size:.65rem;line-height:1.35;margin:.3rem 0 0;color:var(--md-default-fg-color--light)}",
+    ".rope-playground input[type=range]:disabled{opacity:.4}",
+    ".rope-playground[data-view=full] [data-panel=attention1],.rope-playground[data-view=full] [data-panel=previous]{display:none}",
+    ".rope-playground[data-view=last] [data-panel=scores0],.rope-playground[data-view=last] [data-panel=A0],",
+    ".rope-playground[data-view=last] [data-panel=A1]{display:none}",
   ].join("");
 
   function ensureStyle() {
@@ -484,13 +492,19 @@
     ]);
   }
 
+  /** The next-letter probabilities after the last position (forward: the last row). */
+  function lastProbs(trace) {
+    return trace.probs.length === V ? trace.probs : trace.probs.subarray((trace.T - 1) * V, trace.T * V);
+  }
+
   Bars.prototype.setData = function (trace) {
     var b = this.box;
-    var last = (trace.T - 1) * V;
+    var probs = lastProbs(trace);
+    var last = 0;
     var best = trace.predictionIndex;
     var summary = [];
     for (var v = 0; v < V; v++) {
-      var p = trace.probs[last + v];
+      var p = probs[last + v];
       var h = this.plotH * p;
       var bar = this.bars[v];
       bar.rect.setAttribute("y", b.top + this.plotH - h);
@@ -503,7 +517,7 @@
       this.labels[v].setAttribute("text-decoration", v === best ? "underline" : "none");
       if (p >= 0.01) summary.push(VOCAB[v] + " " + p.toFixed(2));
     }
-    var pb = trace.probs[last + best];
+    var pb = probs[best];
     var mx = b.left + (best + 0.5) * this.slot;
     this.marker.setAttribute("x", Math.max(b.left + 28, Math.min(b.W - b.right - 28, mx)));
     this.marker.setAttribute("y", Math.max(14, b.top + this.plotH * (1 - pb) - 6));
@@ -511,6 +525,225 @@
     this.svg.setAttribute("aria-label", "Probability of each next letter; the prediction is " +
       VOCAB[best] + " with p = " + pb.toFixed(3) + ". Letters above 0.01: " + summary.join(", "));
   };
+
+  // ---------------------------------------------------------------------------------------
+  // Line over positions (the last-position view): one value per position, drawn as the
+  // smallest and largest value of each pixel column so that no single-key peak is lost; a
+  // dashed marker at one position; hover and arrow keys read a position's value.
+  // ---------------------------------------------------------------------------------------
+
+  /**
+   * opts: {name, title, subtitle, symbol, what, values(result) -> {values, first}, marker(result)
+   * -> {at, label} or null}. values[i] belongs to position first + i; the y axis runs 0 to 1.
+   */
+  function LinePlot(opts) {
+    this.opts = opts;
+    var W = 340;
+    var H = 190;
+    this.box = { W: W, H: H, left: 34, right: 8, top: 12, bottom: 30 };
+    var b = this.box;
+    this.svg = svg("svg", {
+      viewBox: "0 0 " + W + " " + H, class: "rp-bars", role: "img", tabindex: "0",
+      "aria-label": opts.title,
+    });
+    var plotH = H - b.top - b.bottom;
+    var ticks = [0, 0.5, 1];
+    for (var k = 0; k < ticks.length; k++) {
+      var y = b.top + plotH * (1 - ticks[k]);
+      this.svg.appendChild(svg("line", {
+        x1: b.left, x2: W - b.right, y1: y, y2: y, stroke: k ? "#e3e3e3" : "#888", "stroke-width": 1,
+      }));
+      var label = svg("text", { x: b.left - 5, y: y + 4, "text-anchor": "end", "font-size": 12, fill: "#333" });
+      label.textContent = String(ticks[k]);
+      this.svg.appendChild(label);
+    }
+    this.xTicks = svg("g", { "font-size": 11, fill: "#333", "text-anchor": "middle" });
+    this.svg.appendChild(this.xTicks);
+    var xlabel = svg("text", { x: (b.left + W - b.right) / 2, y: H - 2, "text-anchor": "middle", "font-size": 11.5, fill: "#1d1d1d" });
+    xlabel.textContent = opts.axis;
+    this.svg.appendChild(xlabel);
+    this.markLine = svg("line", { stroke: "#d55e00", "stroke-width": 1.5, "stroke-dasharray": "4 3" });
+    this.markText = svg("text", { "font-size": 11.5, fill: "#a04000", "font-weight": 700 });
+    this.svg.appendChild(this.markLine);
+    this.svg.appendChild(this.markText);
+    this.path = svg("path", { fill: "none", stroke: "#0b4f9c", "stroke-width": 1.4, "stroke-linejoin": "round" });
+    this.svg.appendChild(this.path);
+    this.cursorLine = svg("line", { stroke: "#000", "stroke-width": 1, visibility: "hidden" });
+    this.svg.appendChild(this.cursorLine);
+    this.plotH = plotH;
+    this.tip = el("div", { className: "rp-tip", "aria-hidden": "true" });
+    this.readout = el("p", { className: "rp-readout", "aria-live": "polite" });
+    this.node = el("div", { className: "rp-panel", "data-panel": opts.name }, [
+      el("p", { className: "rp-panel-title", text: opts.title }),
+      el("p", { className: "rp-panel-sub", text: opts.subtitle }),
+      el("div", { className: "rp-plot" }, [this.svg, this.tip]),
+      this.readout,
+    ]);
+    this.cursor = null;
+    this.bind();
+  }
+
+  LinePlot.prototype.x = function (pos) {
+    var b = this.box;
+    var span = Math.max(1, this.T - 1);
+    return b.left + ((b.W - b.left - b.right) * pos) / span;
+  };
+
+  LinePlot.prototype.y = function (v) {
+    return this.box.top + this.plotH * (1 - v);
+  };
+
+  LinePlot.prototype.setData = function (result) {
+    var o = this.opts;
+    var got = o.values(result);
+    this.result = result;
+    this.values = got.values;
+    this.first = got.first;
+    this.T = result.T;
+    var b = this.box;
+    var n = this.values.length;
+    // one vertical stroke per column of the plot (min to max of the positions it covers)
+    var cols = Math.round((b.W - b.left - b.right) * 2);
+    var d = [];
+    if (n <= cols) {
+      for (var i = 0; i < n; i++) {
+        d.push((i ? "L" : "M") + this.x(this.first + i).toFixed(2) + " " + this.y(this.values[i]).toFixed(2));
+      }
+    } else {
+      for (var c = 0; c < cols; c++) {
+        var lo = Math.floor((c * n) / cols);
+        var hi = Math.max(lo + 1, Math.floor(((c + 1) * n) / cols));
+        var mn = Infinity;
+        var mx = -Infinity;
+        for (var k = lo; k < hi; k++) {
+          if (this.values[k] < mn) mn = this.values[k];
+          if (this.values[k] > mx) mx = this.values[k];
+        }
+        var xc = this.x(this.first + (lo + hi - 1) / 2).toFixed(2);
+        d.push((c ? "L" : "M") + xc + " " + this.y(mn).toFixed(2) + "L" + xc + " " + this.y(mx).toFixed(2));
+      }
+    }
+    this.path.setAttribute("d", d.join(""));
+    // ticks on the position axis
+    while (this.xTicks.firstChild) this.xTicks.removeChild(this.xTicks.firstChild);
+    var step = niceStep(this.T - 1, 5);
+    for (var t = 0; t < this.T; t += step) {
+      var tick = svg("text", { x: this.x(t).toFixed(2), y: b.H - b.bottom + 13 });
+      tick.textContent = String(t);
+      this.xTicks.appendChild(tick);
+    }
+    var mark = o.marker ? o.marker(result) : null;
+    var vis = mark ? "visible" : "hidden";
+    this.markLine.setAttribute("visibility", vis);
+    this.markText.setAttribute("visibility", vis);
+    if (mark) {
+      var xm = this.x(mark.at);
+      this.markLine.setAttribute("x1", xm);
+      this.markLine.setAttribute("x2", xm);
+      this.markLine.setAttribute("y1", b.top);
+      this.markLine.setAttribute("y2", b.top + this.plotH);
+      var right = xm > (b.left + b.W) / 2;
+      this.markText.setAttribute("x", xm + (right ? -4 : 4));
+      this.markText.setAttribute("y", b.top + 11);
+      this.markText.setAttribute("text-anchor", right ? "end" : "start");
+      this.markText.textContent = mark.label;
+    }
+    this.svg.setAttribute("aria-label", o.title + ". " + o.summary(result, this.values, this.first) +
+      " Arrow keys move along the positions and read their values.");
+    if (this.cursor !== null) this.showAt(Math.min(this.cursor, this.first + n - 1), this.keyboard);
+  };
+
+  LinePlot.prototype.describe = function (pos) {
+    var t = this.result.tokens[pos];
+    return this.opts.what + " " + pos + " (" + tokenLabel(t) + "): " + this.opts.symbol + " = " +
+      fmtLabel(this.values[pos - this.first]);
+  };
+
+  LinePlot.prototype.showAt = function (pos, keyboard) {
+    var n = this.values.length;
+    pos = Math.max(this.first, Math.min(this.first + n - 1, pos));
+    this.cursor = pos;
+    this.keyboard = !!keyboard;
+    var x = this.x(pos);
+    this.cursorLine.setAttribute("x1", x);
+    this.cursorLine.setAttribute("x2", x);
+    this.cursorLine.setAttribute("y1", this.box.top);
+    this.cursorLine.setAttribute("y2", this.box.top + this.plotH);
+    this.cursorLine.setAttribute("visibility", "visible");
+    var text = this.describe(pos);
+    this.tip.textContent = text;
+    this.tip.style.display = "block";
+    var scale = this.svg.clientWidth / this.box.W || 1;
+    var tipW = this.tip.offsetWidth;
+    var left = Math.max(0, Math.min(this.svg.clientWidth - tipW, x * scale - tipW / 2));
+    this.tip.style.left = left + "px";
+    this.tip.style.top = "0px";
+    if (keyboard) this.readout.textContent = text;
+  };
+
+  LinePlot.prototype.hide = function () {
+    this.cursor = null;
+    this.cursorLine.setAttribute("visibility", "hidden");
+    this.tip.style.display = "none";
+  };
+
+  LinePlot.prototype.bind = function () {
+    var self = this;
+    this.svg.addEventListener("pointermove", function (ev) {
+      if (!self.T) return;
+      var rect = self.svg.getBoundingClientRect();
+      var scale = rect.width / self.box.W;
+      var x = (ev.clientX - rect.left) / scale;
+      var b = self.box;
+      var pos = Math.round(((x - b.left) / (b.W - b.left - b.right)) * Math.max(1, self.T - 1));
+      self.showAt(pos, false);
+    });
+    this.svg.addEventListener("pointerleave", function () {
+      if (!self.keyboard) self.hide();
+    });
+    this.svg.addEventListener("focus", function () {
+      if (self.T && self.cursor === null) self.showAt(self.opts.start(self.result), true);
+    });
+    this.svg.addEventListener("blur", function () {
+      self.hide();
+    });
+    this.svg.addEventListener("keydown", function (ev) {
+      if (!self.T) return;
+      var pos = self.cursor === null ? self.first : self.cursor;
+      var big = Math.max(1, Math.round(self.T / 20));
+      switch (ev.key) {
+        case "ArrowLeft": case "ArrowDown": pos -= 1; break;
+        case "ArrowRight": case "ArrowUp": pos += 1; break;
+        case "PageDown": pos -= big; break;
+        case "PageUp": pos += big; break;
+        case "Home": pos = self.first; break;
+        case "End": pos = self.T - 1; break;
+        case "Escape": self.hide(); return;
+        default: return;
+      }
+      ev.preventDefault();
+      self.showAt(pos, true);
+    });
+  };
+
+  /** The smallest of 1, 2, 5, 10, 20, 50, ... that cuts span into at most count steps. */
+  function niceStep(span, count) {
+    var unit = 1;
+    for (;;) {
+      for (var k = 0; k < 3; k++) {
+        var step = unit * [1, 2, 5][k];
+        if (span / step <= count) return step;
+      }
+      unit *= 10;
+    }
+  }
+
+  /** The index of the largest entry of an array (the first, as numpy.argmax). */
+  function argmax(a) {
+    var best = 0;
+    for (var i = 1; i < a.length; i++) if (a[i] > a[best]) best = i;
+    return best;
+  }
 
   // ---------------------------------------------------------------------------------------
   // The page
@@ -547,6 +780,27 @@
       radio.checked = head === DATA.DEFAULTS.head;
       return radio;
     });
+    // Context extension: the method, its factor s and the original context L.
+    this.scaling = el("select", { id: id + "-scaling", "aria-describedby": id + "-scaling-note" },
+      [el("option", { value: "", text: "none (the frequencies as built)" })].concat(
+        DATA.SCALING_METHODS.map(function (m) {
+          return el("option", { value: m, text: DATA.SCALING_LABELS[m] });
+        })));
+    this.scalingNote = el("p", { className: "rp-note", id: id + "-scaling-note" });
+    this.factor = logSlider(id + "-factor", DATA.FACTOR_RANGE, DATA.FACTOR, 2, "0.25");
+    this.factorOut = el("output", { for: id + "-factor" });
+    this.original = logSlider(id + "-original", DATA.ORIGINAL_MAX_POSITION_RANGE, DATA.ORIGINAL_MAX_POSITION, 2, "1");
+    this.originalOut = el("output", { for: id + "-original" });
+    // Which view: every pattern as a heatmap, or the last position only (longer texts).
+    this.views = ["full", "last"].map(function (view) {
+      var radio = el("input", { type: "radio", name: id + "-view", value: view });
+      radio.checked = view === "full";
+      return radio;
+    });
+    var VIEW_LABELS = {
+      full: "all patterns, as heatmaps (at most " + DATA.MAX_LETTERS.toLocaleString("en") + " letters)",
+      last: "the last position only (at most " + DATA.MAX_LETTERS_LONG.toLocaleString("en") + " letters)",
+    };
     this.openBtn = el("button", { type: "button", className: "md-button", text: "Load the induction prompt" });
     this.failBtn = el("button", {
       type: "button", className: "md-button md-button--primary", text: "Load a prompt where rank-1 fails",
@@ -554,11 +808,16 @@
     this.longBtn = el("button", {
       type: "button", className: "md-button", text: "Load " + Array.from(DATA.LONG_PROMPT).length + " letters",
     });
+    this.longestBtn = el("button", {
+      type: "button", className: "md-button",
+      text: "Load " + Array.from(DATA.LONG_MODE_PROMPT).length.toLocaleString("en") + " letters",
+    });
 
     var controls = el("div", { className: "rp-controls" }, [
       el("div", { className: "rp-wide" }, [
         el("label", {
-          className: "rp-label", for: id + "-text", text: "Text: lower-case letters " + LETTERS + ", at most " + DATA.MAX_LETTERS,
+          className: "rp-label", for: id + "-text", text: "Text: lower-case letters " + LETTERS + ", at most " +
+            DATA.MAX_LETTERS_LONG.toLocaleString("en"),
         }),
         this.input,
         this.msg,
@@ -578,7 +837,27 @@
       el("fieldset", {}, [el("legend", { text: "Layer-1 head" })].concat(this.heads.map(function (radio) {
         return el("label", {}, [radio, document.createTextNode(" " + DATA.HEAD_LABELS[radio.value])]);
       }))),
-      el("div", { className: "rp-buttons rp-wide" }, [this.openBtn, this.failBtn, this.longBtn]),
+      el("div", {}, [
+        el("label", { className: "rp-label", for: id + "-scaling", text: "Context extension" }),
+        this.scaling,
+        this.scalingNote,
+      ]),
+      el("div", {}, [
+        el("label", { className: "rp-label", for: id + "-factor" }, [
+          document.createTextNode("Factor s = "), this.factorOut,
+        ]),
+        this.factor,
+      ]),
+      el("div", {}, [
+        el("label", { className: "rp-label", for: id + "-original" }, [
+          document.createTextNode("Original context L = "), this.originalOut,
+        ]),
+        this.original,
+      ]),
+      el("fieldset", {}, [el("legend", { text: "Show" })].concat(this.views.map(function (radio) {
+        return el("label", {}, [radio, document.createTextNode(" " + VIEW_LABELS[radio.value])]);
+      }))),
+      el("div", { className: "rp-buttons rp-wide" }, [this.openBtn, this.failBtn, this.longBtn, this.longestBtn]),
     ]);
 
     this.prediction = el("p", { className: "rp-prediction", "aria-live": "polite" });
@@ -608,9 +887,51 @@
         range: [0, 1], loLabel: "0", hiLabel: "1",
       }),
     };
+    this.lines = {
+      attention1: new LinePlot({
+        name: "attention1", axis: "key position n", what: "key n =", symbol: "A\u207d\u00b9\u207e",
+        title: "Layer 1: the last query\u2019s attention A\u207d\u00b9\u207e over the keys",
+        subtitle: "the last row of A\u207d\u00b9\u207e, one value per key n; dashed: the key after the " +
+          "earlier copy of the last letter (what induction should read)",
+        values: function (r) {
+          return { values: r.attention1, first: 0 };
+        },
+        marker: function (r) {
+          var target = copyTarget(r);
+          return target === null ? null : { at: target, label: "copy: n = " + target };
+        },
+        start: function (r) {
+          return argmax(r.attention1);
+        },
+        summary: function (r, values) {
+          var top = argmax(values);
+          var target = copyTarget(r);
+          return "Highest at key " + top + " (" + tokenLabel(r.tokens[top]) + "), weight " + values[top].toFixed(3) +
+            (target === null ? "." : "; the key to copy, " + target + ", has weight " + values[target].toFixed(3) + ".");
+        },
+      }),
+      previous: new LinePlot({
+        name: "previous", axis: "query position m", what: "query m =", symbol: "A\u207d\u2070\u207e[m, m\u22121]",
+        title: "Layer 0: attention on the key one step back",
+        subtitle: "A\u207d\u2070\u207e[m, m\u22121] for every query m \u2265 1: 1 where the previous-token head works",
+        values: function (r) {
+          return { values: r.previous, first: 1 };
+        },
+        start: function (r) {
+          return r.T - 1;
+        },
+        summary: function (r, values) {
+          var lo = 0;
+          for (var i = 1; i < values.length; i++) if (values[i] < values[lo]) lo = i;
+          return values.length ? "Lowest " + values[lo].toFixed(3) + " at query " + (lo + 1) +
+            "; at the last query " + values[values.length - 1].toFixed(3) + "." : "No query has a key before it.";
+        },
+      }),
+    };
     this.bars = new Bars();
     this.panels = el("div", { className: "rp-panels" }, [
-      this.heatmaps.scores0.node, this.heatmaps.A0.node, this.heatmaps.A1.node, this.bars.node,
+      this.heatmaps.scores0.node, this.heatmaps.A0.node, this.heatmaps.A1.node,
+      this.lines.attention1.node, this.lines.previous.node, this.bars.node,
     ]);
     root.appendChild(controls);
     root.appendChild(this.prediction);
@@ -621,18 +942,37 @@
     this.update();
   }
 
-  /** A logarithmic slider over range = [lo, hi] (log10 steps of 0.05), set to value. */
-  function logSlider(id, range, value) {
+  /**
+   * A logarithmic slider over range = [lo, hi], set to value: its positions are the exponents
+   * log_radix(x) in steps of step (default: log10 in steps of 0.05).
+   */
+  function logSlider(id, range, value, radix, step) {
+    radix = radix || 10;
     var exp = function (x) {
-      return String(Number(Math.log10(x).toFixed(6)));
+      return String(Number((Math.log(x) / Math.log(radix)).toFixed(6)));
     };
-    return el("input", { type: "range", id: id, min: exp(range[0]), max: exp(range[1]), step: "0.05", value: exp(value) });
+    var slider = el("input", {
+      type: "range", id: id, min: exp(range[0]), max: exp(range[1]), step: step || "0.05", value: exp(value),
+    });
+    slider.radix = radix;
+    return slider;
   }
 
-  /** 10^(slider value) to three significant digits, kept within range. */
-  function sliderValue(slider, range) {
-    var x = roundSig(Math.pow(10, Number(slider.value)));
+  /** radix^(slider value) to three significant digits (an integer if whole is true), kept
+   * within range. */
+  function sliderValue(slider, range, whole) {
+    var power = Math.pow(slider.radix, Number(slider.value));
+    var x = whole ? Math.round(power) : roundSig(power);
     return Math.min(range[1], Math.max(range[0], x));
+  }
+
+  /** The key an induction head should read for a result: the one after the latest earlier
+   * copy of the last letter (a position counted with the start token), or null. */
+  function copyTarget(r) {
+    var t = r.tokens;
+    var last = t[t.length - 1];
+    for (var n = t.length - 2; n >= 0; n--) if (t[n] === last) return n + 1;
+    return null;
   }
 
   /** The settings the controls show now. */
@@ -641,13 +981,32 @@
     this.heads.forEach(function (radio) {
       if (radio.checked) head = radio.value;
     });
+    var view = "full";
+    this.views.forEach(function (radio) {
+      if (radio.checked) view = radio.value;
+    });
     return {
       text: this.input.value,
       alpha: sliderValue(this.alpha, DATA.ALPHA_RANGE),
       base: sliderValue(this.base, DATA.BASE_RANGE),
       head: head,
+      scaling: this.scaling.value || null,
+      factor: sliderValue(this.factor, DATA.FACTOR_RANGE),
+      original_max_position: sliderValue(this.original, DATA.ORIGINAL_MAX_POSITION_RANGE, true),
+      view: view,
     };
   };
+
+  /** The settings passed to the model: the sliders', and the scaling's only with a scaling. */
+  function modelConfig(state) {
+    var config = { alpha: state.alpha, base: state.base, head: state.head };
+    if (state.scaling) {
+      config.scaling = state.scaling;
+      config.factor = state.factor;
+      config.original_max_position = state.original_max_position;
+    }
+    return config;
+  }
 
   Playground.prototype.schedule = function () {
     var self = this;
@@ -666,7 +1025,23 @@
     this.baseOut.textContent = String(state.base);
     this.alpha.setAttribute("aria-valuetext", "\u03b1 = " + state.alpha);
     this.base.setAttribute("aria-valuetext", "base " + state.base);
-    var check = MODEL.checkText(state.text);
+    this.factorOut.textContent = String(state.factor);
+    this.originalOut.textContent = state.original_max_position.toLocaleString("en");
+    this.factor.setAttribute("aria-valuetext", "s = " + state.factor);
+    this.original.setAttribute("aria-valuetext", "L = " + state.original_max_position);
+    // the factor only counts with a scaling, L only for the methods that read it
+    this.factor.disabled = !state.scaling;
+    this.original.disabled = DATA.USES_ORIGINAL.indexOf(state.scaling) < 0;
+    var check = MODEL.checkText(state.text, DATA.MAX_LETTERS_LONG);
+    if (check.ok && state.view === "full" && Array.from(check.text).length > DATA.MAX_LETTERS) {
+      // too long for the heatmaps: show the last position only
+      state.view = "last";
+      this.views.forEach(function (radio) {
+        radio.checked = radio.value === "last";
+      });
+      check.note = (check.note ? check.note + " " : "") + "More than " + DATA.MAX_LETTERS +
+        " letters: the panels show the last position only.";
+    }
     if (check.ok) {
       this.validText = check.text;
       this.msg.textContent = check.note;
@@ -680,26 +1055,58 @@
       this.root.classList.add("rp-stale");
     }
     var text = this.validText || DATA.OPENING_PROMPT;
-    var config = { alpha: state.alpha, base: state.base, head: state.head };
-    var trace = MODEL.forward(text, config);
-    this.state = { text: text, alpha: state.alpha, base: state.base, head: state.head, valid: check.ok };
+    var view = state.view;
+    if (view === "full" && Array.from(text).length > DATA.MAX_LETTERS) view = "last"; // the last valid text
+    var config = modelConfig(state);
+    var trace = view === "full" ? MODEL.forward(text, config) : MODEL.predictLast(text, config);
+    this.state = {
+      text: text, alpha: state.alpha, base: state.base, head: state.head, scaling: state.scaling,
+      factor: state.scaling ? state.factor : null,
+      original_max_position: state.scaling ? state.original_max_position : null,
+      view: view, valid: check.ok,
+    };
     this.trace = trace;
-    this.heatmaps.scores0.setData(trace);
-    this.heatmaps.A0.setData(trace);
-    this.heatmaps.A1.setData(trace);
+    this.root.setAttribute("data-view", view);
+    if (view === "full") {
+      this.heatmaps.scores0.setData(trace);
+      this.heatmaps.A0.setData(trace);
+      this.heatmaps.A1.setData(trace);
+    } else {
+      this.lines.attention1.setData(trace);
+      this.lines.previous.setData(trace);
+    }
     this.bars.setData(trace);
+    this.showScaling(state, trace);
     this.showPrediction(text, trace);
     this.renders += 1;
     this.lastUpdateMs = performance.now() - t0;
-    this.timing.textContent = "Recomputed and redrawn for " + (trace.T - 1) + " letters in " +
+    this.timing.textContent = "Recomputed and redrawn for " + (trace.T - 1).toLocaleString("en") + " letters in " +
       this.lastUpdateMs.toFixed(1) + " ms.";
     return this.lastUpdateMs;
+  };
+
+  /** Under the menu: what the chosen scaling does to the fastest and slowest pair. */
+  Playground.prototype.showScaling = function (state, trace) {
+    if (!state.scaling) {
+      this.scalingNote.textContent = "Every pair turns at the frequency the heads were built for.";
+      return;
+    }
+    var built = MODEL.frequencies(trace.config.d, trace.config.base);
+    var half = built.length;
+    var ratio = function (i) {
+      return (trace.theta[i] / built[i]).toPrecision(3);
+    };
+    var changed = 0;
+    for (var i = 0; i < half; i++) if (Math.abs(trace.theta[i] / built[i] - 1) > 1e-12) changed += 1;
+    this.scalingNote.textContent = changed + " of " + half + " pairs turn at a new frequency: the fastest at \u00d7" +
+      ratio(0) + ", the slowest at \u00d7" + ratio(half - 1) + " of its own" +
+      (trace.attentionFactor !== 1 ? "; queries and keys \u00d7" + trace.attentionFactor.toFixed(3) : "") + ".";
   };
 
   Playground.prototype.showPrediction = function (text, trace) {
     var p = this.prediction;
     p.textContent = "";
-    var pb = trace.probs[(trace.T - 1) * V + trace.predictionIndex];
+    var pb = lastProbs(trace)[trace.predictionIndex];
     var tail = text.length > 12 ? "\u2026" + text.slice(-12) : text;
     p.appendChild(document.createTextNode("After \u201c" + tail + "\u201d the model predicts "));
     p.appendChild(el("strong", { className: "rp-letter", "data-prediction": trace.prediction, text: trace.prediction }));
@@ -716,11 +1123,16 @@
     }
   };
 
-  Playground.prototype.load = function (text, head) {
+  Playground.prototype.load = function (text, head, view) {
     this.input.value = text;
     this.heads.forEach(function (radio) {
       radio.checked = radio.value === head;
     });
+    if (view) {
+      this.views.forEach(function (radio) {
+        radio.checked = radio.value === view;
+      });
+    }
     this.update();
   };
 
@@ -732,7 +1144,10 @@
     this.input.addEventListener("input", later);
     this.alpha.addEventListener("input", later);
     this.base.addEventListener("input", later);
-    this.heads.forEach(function (radio) {
+    this.factor.addEventListener("input", later);
+    this.original.addEventListener("input", later);
+    this.scaling.addEventListener("change", later);
+    this.heads.concat(this.views).forEach(function (radio) {
       radio.addEventListener("change", later);
     });
     this.openBtn.addEventListener("click", function () {
@@ -742,7 +1157,10 @@
       self.load(DATA.RANK1_FAILS_PROMPT, DATA.RANK1_HEAD);
     });
     this.longBtn.addEventListener("click", function () {
-      self.load(DATA.LONG_PROMPT, DATA.DEFAULTS.head);
+      self.load(DATA.LONG_PROMPT, DATA.DEFAULTS.head, "full");
+    });
+    this.longestBtn.addEventListener("click", function () {
+      self.load(DATA.LONG_MODE_PROMPT, DATA.DEFAULTS.head, "last");
     });
     if (window.ResizeObserver) {
       var width = 0;
