@@ -22,7 +22,9 @@ For each page it prints:
   scripts matched.
 
 Then the median and the largest of the first-visit bytes and of the own bytes, with the targets
-(first visit: median at most 1 MB, largest at most 1.5 MB; own: at most 1 MB each).
+(first visit: median at most 1 MB, largest at most 1.5 MB; own: at most 1 MB each), over the
+reading pages: the print edition (``print_page/``, the whole site on one page, which ``make pdf``
+prints) is listed but not counted.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from tools.browser import launch_chromium, serve  # noqa: E402
 #: Scripts that typeset math in the browser (the copy-tex helper only handles a copied selection).
 MATH_SCRIPT = re.compile(r"mathjax|tex-(?:svg|chtml|mml)|katex(?:\.min)?\.js|auto-render", re.I)
 MB = 1_000_000
+PRINT_PAGE = "print_page/"
 TARGETS = {"median first visit": 1 * MB, "largest first visit": 1.5 * MB, "largest own": 1 * MB}
 
 
@@ -111,7 +114,7 @@ def visit(browser, url: str) -> dict:
     cdp.send("Profiler.setSamplingInterval", {"interval": 100})
     cdp.send("Profiler.start")
     responses = []
-    page.on("response", responses.append)
+    page.on("response", lambda response: responses.append(response))
     page.goto(url, wait_until="load")
     page.wait_for_load_state("networkidle")
     profile = cdp.send("Profiler.stop")["profile"]
@@ -182,13 +185,15 @@ def main(argv: list[str] | None = None) -> int:
             f"/{page:<39} {kb(r['bytes']):>12} {kb(own):>10} {kb(r['html']):>10} "
             f"{kb(r['figures']):>10} {r['math_ms']:>8.1f}"
         )
-    first = [r["bytes"] for r in rows.values()]
-    own = [r["html"] + r["figures"] for r in rows.values()]
-    largest = max(rows, key=lambda p: rows[p]["bytes"])
-    largest_own = max(rows, key=lambda p: rows[p]["html"] + rows[p]["figures"])
+    # the print edition (the whole site on one page, for the PDF) is listed, not a reading page
+    reading = {p: r for p, r in rows.items() if p != PRINT_PAGE}
+    first = [r["bytes"] for r in reading.values()]
+    own = [r["html"] + r["figures"] for r in reading.values()]
+    largest = max(reading, key=lambda p: reading[p]["bytes"])
+    largest_own = max(reading, key=lambda p: reading[p]["html"] + reading[p]["figures"])
     scripts = sorted({s for r in rows.values() for s in r["math_scripts"]})
     summary = {
-        "pages": len(rows),
+        "pages": len(reading),
         "median first visit": statistics.median(first),
         "largest first visit": max(first),
         "largest first visit page": "/" + largest,
@@ -203,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         for kind, size in r["by_kind"].items():
             kinds.setdefault(kind, []).append(size)
     print()
-    print(f"{len(rows)} pages")
+    print(f"{len(reading)} pages (the print edition, /{PRINT_PAGE}, not counted)")
     print(
         f"first visit: median {kb(summary['median first visit'])}, largest "
         f"{kb(summary['largest first visit'])} ({summary['largest first visit page']})"

@@ -295,6 +295,22 @@ def _selector_kept(selector: str, classes: set[str]) -> bool:
     return all(c in classes or c.startswith("md-") for c in required)
 
 
+def split_selectors(prelude: str) -> list[str]:
+    """The selectors of a selector list (commas inside ``:is(...)`` and the like stay).
+
+    >>> split_selectors(".a, .b :is(.c, .d)")
+    ['.a', '.b :is(.c, .d)']
+    """
+    out, depth, start = [], 0, 0
+    for i, char in enumerate(prelude):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            out.append(prelude[start:i].strip())
+            start = i + 1
+    out.append(prelude[start:].strip())
+    return out
+
+
 def _declarations(tokens) -> list[tuple[str, str]]:
     """``(name, value)`` pairs of a rule's declarations (``!important`` kept in the value)."""
     out = []
@@ -313,7 +329,7 @@ def _kept_rules(rules, classes: set[str]) -> list[tuple]:
     out: list[tuple] = []
     for rule in rules:
         if rule.type == "qualified-rule":
-            selectors = [s.strip() for s in tinycss2.serialize(rule.prelude).split(",")]
+            selectors = split_selectors(tinycss2.serialize(rule.prelude))
             kept = [s for s in selectors if s and _selector_kept(s, classes)]
             if kept:
                 out.append(("rule", ",".join(kept), _declarations(rule.content)))
@@ -452,7 +468,7 @@ def write_notebook_css(site: Path) -> None:
         if p.name != Path(NOTEBOOK_CSS).name
     )
     # slimming takes seconds: the result is kept, named after what it depends on
-    h = hashlib.sha256()
+    h = hashlib.sha256(Path(__file__).read_bytes())  # this code, which slims
     for part in (*_styles, " ".join(sorted(classes)), theme_css):
         h.update(part.encode() + b"\0")
     cached = CACHE_ROOT / f"notebook-{h.hexdigest()[:20]}.css"
