@@ -475,7 +475,7 @@ def write_notebook_css(site: Path) -> None:
     if cached.is_file():
         slim = cached.read_text(encoding="utf-8")
     else:
-        slim = '@charset "UTF-8";\n' + "".join(slim_css(c, classes, theme_css) for c in _styles)
+        slim = '@charset "UTF-8";\n' + slim_css("\n".join(_styles), classes, theme_css)
         CACHE_ROOT.mkdir(parents=True, exist_ok=True)
         for old in CACHE_ROOT.glob("notebook-*.css"):
             old.unlink()
