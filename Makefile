@@ -56,8 +56,9 @@ lint: setup
 test: setup browser
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
 
-bench: setup
+bench: setup browser
 	$(BIN)/python benchmarks/bench_forward.py
+	CHROMIUM=$(CHROMIUM) $(BIN)/python benchmarks/bench_page_weight.py
 
 clean:
 	rm -rf site .cache

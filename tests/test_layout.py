@@ -42,3 +42,19 @@ def test_no_module_of_the_package_imports_them_anywhere():
             if bad:
                 problems.append(f"{path.relative_to(ROOT)}:{node.lineno}: imports {bad}")
     assert not problems, "\n".join(problems)
+
+
+def test_api_reference_documents_every_module():
+    """Every module of the package and every figure module has its place in the API reference."""
+    import pkgutil
+
+    import rope_explained
+    from rope_explained import figures
+
+    reference = ROOT / "docs" / "reference"
+    text = "\n".join(p.read_text(encoding="utf-8") for p in reference.glob("*.md"))
+    public = [m.name for m in pkgutil.iter_modules(rope_explained.__path__) if m.name[0] != "_"]
+    for name in public:
+        assert f"::: rope_explained.{name}\n" in text, f"rope_explained.{name} has no reference"
+    for module in figures.MODULES:
+        assert f"::: rope_explained.figures.{module}\n" in text, module

@@ -288,3 +288,121 @@ def test_an_equation_copies_its_tex(browser, site_url, site_dir):
     finally:
         context.close()
     assert got == want
+
+
+# Weight: what each page brings of its own, and what the site leaves out -------------------------
+
+#: A page's own HTML plus the figures it shows stays within this many bytes.
+OWN_BYTES_LIMIT = 1_000_000
+
+
+class _Images(HTMLParser):
+    """The ``src`` of every ``<img>`` of a page, and the inline styles' total length."""
+
+    def __init__(self):
+        super().__init__()
+        self.srcs: list[str] = []
+        self.style_chars = 0
+        self._in_style = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.srcs.append(dict(attrs).get("src") or "")
+        self._in_style = tag == "style"
+
+    def handle_endtag(self, tag):
+        self._in_style = False
+
+    def handle_data(self, data):
+        if self._in_style:
+            self.style_chars += len(data)
+
+
+def _images(site_dir, path) -> _Images:
+    parser = _Images()
+    parser.feed((site_dir / path / "index.html").read_text(encoding="utf-8"))
+    return parser
+
+
+def test_every_page_weighs_at_most_1_mb_of_its_own(site_dir, site_pages, summary):
+    """A page's HTML plus the local images it shows (each once) stays within 1 MB (the print
+    edition, the whole site on one page, excepted); its images are files (no data: URIs, which
+    would be downloaded again with every visit)."""
+    problems, largest = {}, (0, "")
+    for path in site_pages:
+        if path == "print_page/":
+            continue  # the print edition holds every page: it is printed, not read online
+        page_file = site_dir / path / "index.html"
+        files = set()
+        for src in _images(site_dir, path).srcs:
+            target = urlsplit(src)
+            if not target.scheme and target.path:
+                file = (page_file.parent / target.path).resolve()
+                assert file.is_file(), f"/{path}: image {src} is not in the site"
+                files.add(file)
+        own = page_file.stat().st_size + sum(f.stat().st_size for f in files)
+        largest = max(largest, (own, path))
+        inline = [s[:40] for s in _images(site_dir, path).srcs if s.startswith("data:")]
+        problems[path] = (own > OWN_BYTES_LIMIT and f"{own:,} bytes") or (
+            inline and f"inline images {inline}"
+        )
+    _fail_pages(problems, f"pages over {OWN_BYTES_LIMIT:,} bytes of their own, or inline images")
+    summary.append(
+        f"weight: largest page's own HTML + figures {largest[0]:,} bytes (/{largest[1]})"
+    )
+
+
+def test_notebook_pages_share_one_slim_style_sheet(site_dir):
+    """The notebook pages carry no copy of nbconvert's style sheet: they link the site's one
+    notebook style sheet, which holds only rules for what the pages use."""
+    pages = sorted(p.parent for p in (site_dir / "paper-to-code").glob("*/index.html"))
+    assert len(pages) >= 2, pages
+    sheet = site_dir / "stylesheets" / "notebook.css"
+    css = sheet.read_text(encoding="utf-8")
+    for page in pages:
+        html = (page / "index.html").read_text(encoding="utf-8")
+        assert 'href="../../stylesheets/notebook.css"' in html, page
+        assert _images(site_dir, page.relative_to(site_dir)).style_chars < 20_000, page
+    assert ".jp-Cell" in css and ".jp-OutputArea" in css  # the rules the notebooks need ...
+    assert "bp3-" not in css  # ... and none for widgets the static pages do not have
+    assert len(css.encode()) < 150_000
+
+
+def test_search_index_leaves_out_copies(site_dir):
+    """The print page repeats every page, and the code listings (figure code, API source)
+    repeat the repository: the search index leaves them out, and still has the pages and the
+    API's names and documentation."""
+    import json
+
+    docs = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))
+    locations = [d["location"] for d in docs["docs"]]
+    assert not [x for x in locations if x.startswith("print_page")]
+    assert any(x.startswith("equations/rope/") for x in locations)
+    assert any(
+        x.startswith("reference/figures/#rope_explained.figures.register") for x in locations
+    )
+    from rope_explained.figures import load_all
+
+    for spec in load_all().values():  # a line of every figure's code: in no search entry
+        lines = [x.strip() for x in spec.source().splitlines()]
+        line = max((x for x in lines if re.fullmatch(r"[\w ,.=()\[\]+*-]{20,}", x)), key=len)
+        hits = [d["location"] for d in docs["docs"] if line in d["text"]]
+        assert not hits, f"the code of figure {spec.id} ({line!r}) is searched: {hits}"
+
+
+def test_nothing_widens_a_phone_page_without_javascript(browser, site_url, site_pages):
+    """At 360 px with JavaScript off (no script fits a wide formula, table or code block into
+    its box) no page scrolls sideways."""
+    context = browser.new_context(
+        viewport={"width": 360, "height": 760}, is_mobile=True, java_script_enabled=False
+    )
+    page = context.new_page()
+    problems = {}
+    for path in site_pages:
+        page.goto(site_url + path, wait_until="load")
+        wide = page.evaluate(
+            "() => document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
+        )
+        problems[path] = wide > 0 and f"{wide} px too wide"
+    context.close()
+    _fail_pages(problems, "pages wider than a 360 px screen without JavaScript")

@@ -36,6 +36,8 @@ from __future__ import annotations
 import hashlib
 import html
 import importlib
+import multiprocessing
+import os
 import posixpath
 import re
 import sys
@@ -339,6 +341,68 @@ def figure_svg(fig_id: str) -> bytes:
     return BUILD.svgs[fig_id]
 
 
+def one_blas_thread() -> None:
+    """Give this process's OpenBLAS (numpy's) one thread. Its idle threads spin while they wait
+    for work (half the build's CPU time went to one), so two processes with a thread per core
+    each would take turns on the cores instead of drawing side by side. The arrays here are
+    small: one thread loses nothing, and the tests build the site with one thread as well
+    (``OPENBLAS_NUM_THREADS=1``, tests/conftest.py)."""
+    import ctypes
+
+    try:  # the libraries this process has loaded (Linux)
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            libraries = {line.split()[-1] for line in maps if "openblas" in line.lower()}
+    except OSError:
+        return
+    for library in sorted(libraries):
+        lib = ctypes.CDLL(library)
+        for name in (
+            "openblas_set_num_threads",
+            "scipy_openblas_set_num_threads64_",
+            "openblas_set_num_threads64_",
+        ):
+            if hasattr(lib, name):
+                getattr(lib, name)(1)
+                break
+
+
+def _render_in_worker(fig_id: str) -> tuple[str, bytes]:
+    """Render one figure through the cache (in a worker process of :func:`prerender`)."""
+    return fig_id, load_figures().render_cached(fig_id)[0]
+
+
+def prerender(fig_ids, workers: int | None = None) -> int:
+    """Render the figures among ``fig_ids`` that the cache lacks, side by side in ``workers``
+    processes (default: one per core), into :data:`BUILD`; return how many were rendered.
+
+    Each figure is drawn by the same function whichever process draws it (its SVG is
+    deterministic, tests/test_figures.py renders them in another process and compares), so the
+    site is the same as from a serial build. Processes are forked (they start with the package
+    already imported); where fork is not available the figures are drawn in this process.
+    """
+    figures = load_figures()
+    missing = []
+    for fig_id in dict.fromkeys(fig_ids):
+        if fig_id in BUILD.svgs:
+            continue
+        key = figures.cache_key(figures.get(fig_id))
+        if not (figures.CACHE_DIR / f"{fig_id}-{key}.svg").is_file():
+            missing.append(fig_id)
+    workers = min(len(missing), workers or os.cpu_count() or 1)
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for fig_id in missing:
+            figure_svg(fig_id)
+        return len(missing)
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=one_blas_thread) as pool:
+        for fig_id, data in pool.map(_render_in_worker, missing):
+            BUILD.svgs[fig_id] = data
+            BUILD.rendered += 1
+    return len(missing)
+
+
 def value_text(value_id: str) -> str:
     """The text of a value, computed once per build through the package's value cache."""
     if value_id not in BUILD.values:
@@ -459,6 +523,8 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
         f'??? abstract "Code for Figure {number}: `{spec.qualname}`"\n\n'
         f"    {fence}python\n{code}\n    {fence}\n"
     )
+    # the function's code is in the API reference and the repository: searches find the prose
+    details = details.replace("<details ", "<details data-search-exclude ", 1)
     alt = html.escape(substitute_values(spec.alt), quote=True)
     return (
         f'<figure class="rope-figure" id="fig-{fig_id}">\n'

@@ -21,6 +21,11 @@ site needs around that, and returns at once on every other page:
   ``pymdownx.arithmatex`` writes on the Markdown pages, so both kinds of page are typeset
   alike. An anchor ``<a id="eq-label"></a>`` alone in a paragraph right before a display
   equation becomes the equation's ``id``, as on the Markdown pages.
+* **One shared style sheet.** nbconvert writes its whole style sheet (JupyterLab's and
+  Blueprint's rules, about 600 KB) into every notebook page. The hook takes it out of the pages
+  and writes it once, as ``stylesheets/notebook.css``, linked from the notebook pages only and
+  cached by the browser across them; only the rules whose classes occur on a notebook page are
+  kept, and only the custom properties that some kept rule (or the theme's CSS) reads.
 * **Downloads.** Links to the notebook as ``.ipynb`` (written at build time from the ``.py``
   source, without outputs, with stable cell ids) and as the jupytext ``.py`` script (copied by
   mkdocs-jupyter's ``include_source``), placed under the page's title.
@@ -38,6 +43,7 @@ from importlib import metadata
 from pathlib import Path
 
 import jupytext
+import tinycss2
 from hooklib import (
     BUILD,
     ROOT,
@@ -46,6 +52,7 @@ from hooklib import (
     figure_html,
     figure_svg,
     load_figures,
+    relative_url,
     scan_notebook,
 )
 from mkdocs.exceptions import PluginError
@@ -80,7 +87,17 @@ RE_DISPLAY = re.compile(
 # $...$ on one line or across lines, not $$, not an escaped \$, no space before the closing $
 RE_INLINE = re.compile(r"(?<![\\$])\$(?P<tex>[^$]+?)(?<![\\\s])\$(?!\$)")
 
+RE_TEMPLATE_STYLE = re.compile(r"\s*<style[^>]*>(.*?)</style>", re.DOTALL | re.IGNORECASE)
+NOTEBOOK_WRAPPER = '<div class="jupyter-wrapper">'
+NOTEBOOK_CSS = "stylesheets/notebook.css"
+RE_CLASS_ATTR = re.compile(r"""\bclass=(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""")
+RE_SELECTOR_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+RE_NEGATION = re.compile(r":not\((?:[^()]|\([^()]*\))*\)")
+RE_VAR_USE = re.compile(r"var\(\s*(--[\w-]+)")
+
 _notebooks: dict[str, Path] = {}  # page src_uri -> source path, for on_post_build
+_styles: list[str] = []  # the style blocks of nbconvert's template, in order, each once
+_notebook_pages: list[str] = []  # the written notebook pages, whose classes the CSS keeps
 
 
 def is_notebook(page) -> bool:
@@ -140,7 +157,7 @@ def on_config(config, **kwargs):
     plugin.config["cache_dir"] = str(cache_dir)
     if CACHE_ROOT.is_dir():  # runs of an older package can never be used again
         for old in CACHE_ROOT.iterdir():
-            if old != cache_dir:
+            if old != cache_dir and old.is_dir():
                 shutil.rmtree(old, ignore_errors=True)
     return config
 
@@ -261,11 +278,156 @@ def downloads_html(stem: str) -> str:
     )
 
 
+def html_classes(html_text: str) -> set[str]:
+    """Every class name that an element of ``html_text`` carries."""
+    names = set()
+    for m in RE_CLASS_ATTR.finditer(html_text):
+        names.update((m.group(1) or m.group(2) or m.group(3) or "").split())
+    return names
+
+
+def _selector_kept(selector: str, classes: set[str]) -> bool:
+    """Whether a selector can match: every class it requires (outside ``:not()``) occurs in
+    ``classes`` (the theme's own ``md-`` classes, which its scripts add, always count)."""
+    if re.search(r":(?:is|where|has|matches)\(", selector):
+        return True  # alternatives inside: kept whole
+    required = RE_SELECTOR_CLASS.findall(RE_NEGATION.sub("", selector))
+    return all(c in classes or c.startswith("md-") for c in required)
+
+
+def split_selectors(prelude: str) -> list[str]:
+    """The selectors of a selector list (commas inside ``:is(...)`` and the like stay).
+
+    >>> split_selectors(".a, .b :is(.c, .d)")
+    ['.a', '.b :is(.c, .d)']
+    """
+    out, depth, start = [], 0, 0
+    for i, char in enumerate(prelude):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            out.append(prelude[start:i].strip())
+            start = i + 1
+    out.append(prelude[start:].strip())
+    return out
+
+
+def _declarations(tokens) -> list[tuple[str, str]]:
+    """``(name, value)`` pairs of a rule's declarations (``!important`` kept in the value)."""
+    out = []
+    for decl in tinycss2.parse_blocks_contents(tokens, skip_comments=True, skip_whitespace=True):
+        if decl.type != "declaration":
+            continue
+        value = tinycss2.serialize(decl.value).strip()
+        name = decl.name if decl.name.startswith("--") else decl.lower_name
+        out.append((name, value + (" !important" if decl.important else "")))
+    return out
+
+
+def _kept_rules(rules, classes: set[str]) -> list[tuple]:
+    """The rules that can match, as ``("rule", selectors, declarations)``, ``("block",
+    "@media ...", nested)`` and ``("keyframes", "@keyframes name", text)``."""
+    out: list[tuple] = []
+    for rule in rules:
+        if rule.type == "qualified-rule":
+            selectors = split_selectors(tinycss2.serialize(rule.prelude))
+            kept = [s for s in selectors if s and _selector_kept(s, classes)]
+            if kept:
+                out.append(("rule", ",".join(kept), _declarations(rule.content)))
+            continue
+        if rule.type != "at-rule":
+            continue
+        prelude = f"@{rule.at_keyword} {tinycss2.serialize(rule.prelude).strip()}"
+        if rule.lower_at_keyword in {"media", "supports"}:
+            inner = tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
+            nested = _kept_rules(inner, classes)
+            if nested:
+                out.append(("block", prelude, nested))
+        elif rule.lower_at_keyword.endswith("keyframes"):
+            out.append(("keyframes", prelude, "{" + tinycss2.serialize(rule.content).strip() + "}"))
+    return out
+
+
+def _walk_declarations(kept: list[tuple]):
+    for kind, _, body in kept:
+        if kind == "block":
+            yield from _walk_declarations(body)
+        elif kind == "rule":
+            yield from body
+
+
+def slim_css(css: str, classes: set[str], elsewhere: str = "") -> str:
+    """``css`` with only what a page whose elements carry ``classes`` can use.
+
+    A style rule is kept when one of its selectors can match (:func:`_selector_kept`); a custom
+    property (``--x: ...``) is kept when a kept declaration, another kept custom property or the
+    text ``elsewhere`` (the theme's CSS) reads it with ``var(--x)``; a ``@keyframes`` block when
+    a kept declaration names it. The result is deterministic and has no comments.
+
+    >>> slim_css(".a{color:red}.b{color:blue}.a .c{--x:1;--y:2;width:var(--x)}", {"a", "c"})
+    '.a{color:red}\\n.a .c{--x:1;width:var(--x)}\\n'
+    """
+    rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    kept = _kept_rules(rules, classes)
+    declarations = list(_walk_declarations(kept))
+    plain = [value for name, value in declarations if not name.startswith("--")]
+    defined: dict[str, list[str]] = {}
+    for name, value in declarations:
+        if name.startswith("--"):
+            defined.setdefault(name, []).append(value)
+    used = set(RE_VAR_USE.findall(elsewhere))
+    for value in plain:
+        used.update(RE_VAR_USE.findall(value))
+    todo = list(used)
+    while todo:  # what the used properties read in turn
+        for value in defined.get(todo.pop(), ()):
+            for name in RE_VAR_USE.findall(value):
+                if name not in used:
+                    used.add(name)
+                    todo.append(name)
+    values = " ".join(plain)
+
+    def write(items: list[tuple]) -> str:
+        lines = []
+        for kind, prelude, body in items:
+            if kind == "keyframes":
+                name = prelude.split(None, 1)[-1]
+                if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", values):
+                    lines.append(prelude + body + "\n")
+            elif kind == "block":
+                inner = write(body)
+                if inner:
+                    lines.append(prelude + "{\n" + inner + "}\n")
+            else:
+                decls = [f"{n}:{v}" for n, v in body if not n.startswith("--") or n in used]
+                if decls:
+                    lines.append(prelude + "{" + ";".join(decls) + "}\n")
+        return "".join(lines)
+
+    return write(kept)
+
+
+def extract_styles(html_text: str, href: str) -> str:
+    """Take nbconvert's ``<style>`` blocks out of a notebook page (those before the notebook
+    itself) into :data:`_styles`, and link the shared style sheet at ``href`` instead."""
+    head_end = html_text.find(NOTEBOOK_WRAPPER)
+    if head_end < 0:
+        raise PluginError("a notebook page without nbconvert's notebook wrapper")
+    head = html_text[:head_end]
+    for css in RE_TEMPLATE_STYLE.findall(head):
+        if css not in _styles:
+            _styles.append(css)
+    head = RE_TEMPLATE_STYLE.sub("", head)
+    link = f'<link rel="stylesheet" href="{html.escape(href)}">\n'
+    return head + link + html_text[head_end:]
+
+
 @event_priority(50)  # before other plugins (print-site keeps a copy of each page's content)
 def on_page_content(html_text, page, config, files, **kwargs):
     if not is_notebook(page):
         return None
     html_text = RE_NBCONVERT_MATHJAX.sub("", html_text)
+    html_text = extract_styles(html_text, relative_url(NOTEBOOK_CSS, page.url))
+    _notebook_pages.append(page.file.abs_dest_path)
     html_text = RE_MERMAID.sub("", html_text)
     html_text = mark_math(html_text)
     html_text = place_figures(html_text, page.file.src_uri, page.url)
@@ -286,9 +448,51 @@ def on_page_content(html_text, page, config, files, **kwargs):
     return html_text[:end_h1] + "\n" + links + html_text[end_h1:]
 
 
+def on_pre_build(config, **kwargs):
+    _styles.clear()
+    _notebook_pages.clear()
+
+
+def write_notebook_css(site: Path) -> None:
+    """Write the notebook pages' shared style sheet, slimmed to what they use."""
+    if not _styles:
+        return
+    classes: set[str] = set()
+    for page in [*_notebook_pages, site / "print_page" / "index.html"]:
+        if Path(page).is_file():
+            classes |= html_classes(Path(page).read_text(encoding="utf-8"))
+    theme_css = "".join(
+        p.read_text(encoding="utf-8", errors="replace")
+        for p in sorted((site / "assets" / "stylesheets").glob("*.css"))
+        + sorted((site / "stylesheets").glob("*.css"))
+        if p.name != Path(NOTEBOOK_CSS).name
+    )
+    # slimming takes seconds: the result is kept, named after what it depends on
+    h = hashlib.sha256(Path(__file__).read_bytes())  # this code, which slims
+    for part in (*_styles, " ".join(sorted(classes)), theme_css):
+        h.update(part.encode() + b"\0")
+    cached = CACHE_ROOT / f"notebook-{h.hexdigest()[:20]}.css"
+    if cached.is_file():
+        slim = cached.read_text(encoding="utf-8")
+    else:
+        slim = '@charset "UTF-8";\n' + slim_css("\n".join(_styles), classes, theme_css)
+        CACHE_ROOT.mkdir(parents=True, exist_ok=True)
+        for old in CACHE_ROOT.glob("notebook-*.css"):
+            old.unlink()
+        cached.write_text(slim, encoding="utf-8")
+    dest = site / NOTEBOOK_CSS
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(slim, encoding="utf-8")
+    total = sum(len(css.encode()) for css in _styles)
+    kept = dest.stat().st_size // 1000
+    log.info("notebooks: style sheet %d KB (of nbconvert's %d KB)", kept, total // 1000)
+
+
 def on_post_build(config, **kwargs):
-    """Write each notebook as ``.ipynb`` next to its page (beside the copied ``.py``)."""
+    """Write the notebook pages' style sheet, and each notebook as ``.ipynb`` next to its page
+    (beside the copied ``.py``)."""
     site = Path(config.site_dir)
+    write_notebook_css(site)
     for src_uri, path in sorted(_notebooks.items()):
         stem = Path(src_uri).stem
         dest_dir = site / Path(src_uri).parent / stem  # directory URLs: <dir>/<stem>/index.html

@@ -30,6 +30,8 @@ from hooklib import (
     figure_html,
     figure_svg,
     load_figures,
+    one_blas_thread,
+    prerender,
     ref_link,
     scan_page,
     substitute_values,
@@ -71,6 +73,7 @@ class _AnchorExtension(Extension):
 
 def on_config(config, **kwargs):
     load_figures()
+    one_blas_thread()  # the build's own numpy: no thread spinning beside the figure processes
     names = [ext for ext in config.markdown_extensions if isinstance(ext, str)]
     BUILD.md_config = (names, dict(config.mdx_configs))
     config.markdown_extensions.append(_AnchorExtension())
@@ -100,6 +103,24 @@ def on_files(files, config, **kwargs):
     if problems:
         raise PluginError("Numbered content problems:\n  " + "\n  ".join(problems))
     return files
+
+
+def on_nav(nav, config, files, **kwargs):
+    """Once all pages (the notebooks' too, whose hook numbers them in its ``on_files``) are
+    indexed: compute every value the pages state, then render every figure the cache lacks,
+    in parallel. The values come first, in this process, so that the processes that draw the
+    figures start with what the values computed (a figure and the values of its page often
+    share one expensive run, cached per process) instead of each computing it again."""
+    try:
+        for index in BUILD.pages.values():
+            for value_id in index.values:
+                value_text(value_id)
+    except BuildError as err:
+        raise PluginError(str(err)) from err
+    fig_ids = [f for index in BUILD.pages.values() for f in index.figures]
+    if prerender(fig_ids):
+        log.info("figures: %d rendered in parallel", BUILD.rendered)
+    return nav
 
 
 def on_page_markdown(markdown_text, page, config, files, **kwargs):

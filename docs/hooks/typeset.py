@@ -7,6 +7,8 @@ one long-lived Node process running KaTeX (``katex_server.cjs``, started once pe
 by ``mkdocs serve`` across rebuilds) and puts the rendered HTML in their place, before the
 one-page print edition copies the page. No page loads a typesetting script: a reader without
 JavaScript sees the same math, and screen readers read the MathML KaTeX writes beside it.
+What KaTeX rendered is kept in ``.cache/katex/`` (a file named after KaTeX's version and the
+server script, which holds the options), so a build with no new formula starts no Node process.
 
 Each display equation also gets a button that copies its TeX source (without the site's
 ``\tag``), through Material's own clipboard code; KaTeX's small ``copy-tex`` script makes a
@@ -18,6 +20,7 @@ CDN and nothing third-party is committed.
 from __future__ import annotations
 
 import atexit
+import hashlib
 import html
 import json
 import logging
@@ -42,6 +45,7 @@ RE_MATH = re.compile(
 RE_DELIMITED = re.compile(r"\A\s*\\[(\[](?P<tex>.*)\\[)\]]\s*\Z", re.S)
 RE_TAG = re.compile(r"\\tag\{(?P<number>[^{}]*)\}")
 RE_FONT_SRC = re.compile(r"src:(?P<list>[^;}]*)")
+CACHE_DIR = ROOT / ".cache" / "katex"
 
 
 class KaTeX:
@@ -51,6 +55,46 @@ class KaTeX:
         self.proc: subprocess.Popen | None = None
         self.cache: dict[tuple[str, bool], str] = {}
         self.version = ""
+        self.stored = 0  # how many formulas the cache file held when it was read
+
+    def cache_file(self) -> Path:
+        """Where the formulas typeset by this KaTeX and this server are kept between builds:
+        named after a hash of KaTeX's version and of the server (which holds the options)."""
+        package = json.loads((KATEX / "package.json").read_text(encoding="utf-8"))
+        h = hashlib.sha256(package["version"].encode() + SERVER.read_bytes())
+        return CACHE_DIR / f"{h.hexdigest()[:20]}.json"
+
+    def load(self) -> None:
+        """Read the formulas typeset by earlier builds (a build with no new formula starts no
+        Node process); files of another KaTeX or server are deleted."""
+        if not (KATEX / "package.json").is_file():
+            return  # start() says what is missing
+        path = self.cache_file()
+        if CACHE_DIR.is_dir():
+            for old in CACHE_DIR.glob("*.json"):
+                if old != path:
+                    old.unlink()
+        if path.is_file() and not self.cache:
+            try:
+                stored = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError:
+                stored = {}
+            self.cache.update({(t, d == "display"): h for d, t, h in stored.get("formulas", [])})
+            self.version = stored.get("version", "")
+        self.stored = len(self.cache)
+
+    def save(self) -> None:
+        """Write the formulas typeset so far (those that typeset) when there are new ones."""
+        done = sorted((t, d, h) for (t, d), h in self.cache.items() if isinstance(h, str))
+        if len(done) == self.stored or not (KATEX / "package.json").is_file():
+            return
+        path = self.cache_file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        formulas = [["display" if d else "inline", t, h] for t, d, h in done]
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"version": self.version, "formulas": formulas}), "utf-8")
+        tmp.replace(path)
+        self.stored = len(done)
 
     def start(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -147,6 +191,7 @@ _counts = {"pages": 0, "formulas": 0}
 
 def on_pre_build(config, **kwargs):
     _counts.update(pages=0, formulas=0)
+    ENGINE.load()
 
 
 @event_priority(10)  # after the numbering and notebook hooks (50), before print-site copies pages
@@ -179,6 +224,7 @@ def on_post_build(config, **kwargs):
         shutil.copyfile(font, css_dir / "fonts" / font.name)
     (site / JS_DEST).mkdir(parents=True, exist_ok=True)
     shutil.copyfile(dist / "contrib" / "copy-tex.min.js", site / JS_DEST / "copy-tex.min.js")
+    ENGINE.save()
     log.info(
         "math: %d formulas on %d pages typeset by KaTeX %s",
         _counts["formulas"],
