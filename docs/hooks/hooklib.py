@@ -523,14 +523,12 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
         f'??? abstract "Code for Figure {number}: `{spec.qualname}`"\n\n'
         f"    {fence}python\n{code}\n    {fence}\n"
     )
-    # the function's code is in the API reference and the repository: searches find the prose
+    # the code is shown here, under its figure; searches find the prose around it
     details = details.replace("<details ", "<details data-search-exclude ", 1)
     alt = html.escape(substitute_values(spec.alt), quote=True)
     return (
         f'<figure class="rope-figure" id="fig-{fig_id}">\n'
-        f'<a class="rope-figure__image glightbox" href="{url}" data-type="image" '
-        f'data-title="Figure {number}" '
-        f'title="Open Figure {number} full size">'
+        f'<a class="rope-figure__image" href="{url}" title="Open Figure {number} full size">'
         f'<img src="{url}" alt="{alt}" width="{width}" height="{height}"></a>\n'
         f'<figcaption><span class="rope-figure__number">Figure {number}.</span> {caption} '
         f'<a class="rope-figure__download" href="{url}" download="{fig_id}.svg">'
