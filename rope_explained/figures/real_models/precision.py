@@ -15,13 +15,14 @@ from ...precision import (
     DTYPES,
     PIPELINES,
     angle_error,
+    angles,
     cos_sin_error,
     first_failure,
     log_positions,
     previous_token_attention,
     score_drift,
 )
-from ...rope import apply_rope
+from ...rope import apply_rope, frequencies
 from .. import register, thousands, times_ten, value
 from ..style import COLORS, new_figure
 
@@ -268,6 +269,13 @@ def precision_fp32_exact_until() -> str:
     p = positions_for("float32")[1:]
     drift = score_drift(p, "float32")
     return thousands(p[np.nonzero(drift)[0][0] - 1])
+
+
+@value("precision-fp32-angle-worst-pair")
+def precision_fp32_angle_worst_pair(m: float = 1e6) -> str:
+    """The pair i whose float32 angle m theta_i is furthest from float64 at m = 10**6."""
+    got = angles(np.array([m]), "float32")[0]
+    return str(int(np.argmax(np.abs(got - m * frequencies(64)))))
 
 
 @value("precision-fp32-angle-bound")
