@@ -270,3 +270,15 @@ def test_records_check_their_fields():
         )  # fmt: skip
     with pytest.raises(ValueError, match="token"):
         DecodeStep(step.cache, "z", step.position, step.attention0, step.attention1, step.probs)
+
+
+def test_the_page_names_the_texts_it_runs():
+    """The page writes its example texts out in words; they are the ones the values use."""
+    from pathlib import Path  # noqa: PLC0415
+
+    md = (Path(__file__).parents[1] / "docs/real-models/decoding.md").read_text()
+    assert f"Decoding the text {page.HALF} twice" in md
+    assert f"running example {page.FORWARD_PASS_PROMPT} gets" in md
+    assert f"Take the text {page.DOCS[0]}\n" in md or f"Take the text {page.DOCS[0]} " in md
+    assert page.DOCS[1] == page.FORWARD_PASS_PROMPT
+    assert "the text abcdeab)" in md  # the text test_visible_pads_take_weight runs

@@ -189,3 +189,53 @@ def test_partial_claims():
     # the fastest-pairs ladder at r = 8 is 10^(-i/8), GPT-NeoX's is 10^(-i)
     np.testing.assert_allclose(frequencies(8), 10.0 ** -np.arange(4.0))
     np.testing.assert_allclose(frequencies(64)[:4], 10.0 ** (-np.arange(4.0) / 8))
+
+
+# --- the derivation's algebra and the sentences around it ---------------------------------------
+
+
+def test_complex_solution_is_the_rotation_and_its_real_part_the_relative_score():
+    """Eq. solution-2d: Re[(W_q x) e^{im theta} conj((W_k x) e^{in theta})] equals
+    u^T R_{n-m} v and depends on m - n only; its length is |u| |v| at every position."""
+    rng = np.random.default_rng(1)
+    u, v = rng.standard_normal((2, 2))
+    theta = 0.7
+    zu, zv = complex(*u), complex(*v)
+    for m, n in ((0, 0), (3, 1), (10, 8), (5, 9), (105, 109)):
+        z = zu * np.exp(1j * m * theta) * np.conj(zv * np.exp(1j * n * theta))
+        a = (n - m) * theta
+        R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        assert z.real == pytest.approx(u @ R @ v, abs=1e-12)
+        assert z == pytest.approx(zu * np.conj(zv) * np.exp(1j * (m - n) * theta), abs=1e-12)
+        assert abs(z) == pytest.approx(np.linalg.norm(u) * np.linalg.norm(v))
+
+
+def test_sinusoid_at_m_plus_k_is_a_fixed_rotation_of_the_sinusoid_at_m():
+    """The What if box: p_{m+k} is a linear function of p_m, each pair turned by k theta_i."""
+    from rope_explained.sinusoidal import sinusoidal_positions  # noqa: PLC0415
+
+    d, T, k = 16, 40, 5
+    p = sinusoidal_positions(T, d)
+    b = k * frequencies(d)
+    # (sin a, cos a) -> (sin(a + b), cos(a + b)): the matrix [[cos b, sin b], [-sin b, cos b]]
+    s, c = p[:-k, 0::2], p[:-k, 1::2]
+    np.testing.assert_allclose(p[k:, 0::2], np.cos(b) * s + np.sin(b) * c, atol=1e-12)
+    np.testing.assert_allclose(p[k:, 1::2], -np.sin(b) * s + np.cos(b) * c, atol=1e-12)
+
+
+def test_wrong_convention_previous_token_score_peaks_at_the_query():
+    """The conventions page: under rotate-half, pair i joins coordinates i and i + 32 of the
+    same parity, so the key's pairs are (1, 1) or (0, 0); the score alpha c^T R_-1^T R_Delta c,
+    rotated the wrong way, peaks at offset 0 over every offset, before or after, and its value
+    there is the sum of the query's cosines."""
+    from rope_explained.heads import constant_key_vector  # noqa: PLC0415
+    from rope_explained.rope import apply_rope  # noqa: PLC0415
+
+    c = constant_key_vector(64)
+    assert (c[:32] == c[32:]).all()
+    q = 10.0 * apply_rope(c[None], np.array([-1.0]))[0]  # interleaved: alpha R_{-1} c
+    offsets = np.arange(-60.0, 61.0)
+    k = apply_rope(np.tile(c, (offsets.size, 1)), offsets, layout="half")
+    s = k @ q  # query at position 0, rotate-half of a rotate-half-free query: q itself
+    assert offsets[s.argmax()] == 0
+    assert s[offsets == 0][0] == pytest.approx(10.0 * np.cos(frequencies(64)).sum())
