@@ -239,3 +239,15 @@ def test_wrong_convention_previous_token_score_peaks_at_the_query():
     s = k @ q  # query at position 0, rotate-half of a rotate-half-free query: q itself
     assert offsets[s.argmax()] == 0
     assert s[offsets == 0][0] == pytest.approx(10.0 * np.cos(frequencies(64)).sum())
+
+
+def test_pages_state_the_model_sharpness_it_has():
+    """Three pages write the previous-token head's sharpness as alpha = 10 in words."""
+    from pathlib import Path  # noqa: PLC0415
+
+    from rope_explained.model import Config  # noqa: PLC0415
+
+    assert Config().alpha == 10.0 and Config().d == 64
+    root = Path(__file__).parents[1] / "docs" / "real-models"
+    for page in ("conventions", "partial-rotary", "precision"):
+        assert r"\(\alpha = 10\)" in (root / f"{page}.md").read_text(), page
