@@ -251,3 +251,15 @@ def test_pages_state_the_model_sharpness_it_has():
     root = Path(__file__).parents[1] / "docs" / "real-models"
     for page in ("conventions", "partial-rotary", "precision"):
         assert r"\(\alpha = 10\)" in (root / f"{page}.md").read_text(), page
+
+
+def test_neox_quarter_keeps_the_range_of_speeds():
+    """The partial-rotary page: with r = 16 of 64 the slowest rotating pair is within a factor
+    base^(2/r - 2/d), about 2.4, of the full head's slowest; the fastest still turns by 1."""
+    from rope_explained.real_models import rotary_frequencies  # noqa: PLC0415
+
+    quarter, full = rotary_frequencies(0.25), rotary_frequencies(1.0)
+    slow = quarter[quarter > 0].min()
+    assert quarter[0] == full[0] == 1.0
+    assert slow / full.min() == pytest.approx(10000.0 ** (2 / 16 - 2 / 64))
+    assert round(slow / full.min(), 1) == 2.4
