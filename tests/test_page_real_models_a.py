@@ -263,3 +263,17 @@ def test_neox_quarter_keeps_the_range_of_speeds():
     assert quarter[0] == full[0] == 1.0
     assert slow / full.min() == pytest.approx(10000.0 ** (2 / 16 - 2 / 64))
     assert round(slow / full.min(), 1) == 2.4
+
+
+@pytest.mark.parametrize("pct", [0.25, 0.125])
+def test_partial_previous_score_is_the_formula_plus_a_constant(pct):
+    """Eq. partial-previous-score: with r of 64 coordinates rotating, layer 0's score of key n
+    for query m is alpha sum_{i < r/2} cos((n - m + 1) theta_i) plus one constant per row."""
+    tr = forward("abcdefghijklmnop", rotary_pct=pct)
+    theta = frequencies(int(64 * pct))
+    T = tr.scores0.shape[0]
+    for m in range(1, T):
+        n = np.arange(m + 1)
+        formula = 10.0 * np.cos(np.outer(n - m + 1.0, theta)).sum(axis=1)
+        rest = tr.scores0[m, : m + 1] - formula
+        assert np.ptp(rest) < 1e-9, m
