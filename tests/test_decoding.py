@@ -270,3 +270,28 @@ def test_records_check_their_fields():
         )  # fmt: skip
     with pytest.raises(ValueError, match="token"):
         DecodeStep(step.cache, "z", step.position, step.attention0, step.attention1, step.probs)
+
+
+def test_the_page_names_the_texts_it_runs():
+    """The page writes its example texts out in words; they are the ones the values use."""
+    from pathlib import Path  # noqa: PLC0415
+
+    md = (Path(__file__).parents[1] / "docs/real-models/decoding.md").read_text()
+    assert f"Decoding the text {page.HALF} twice" in md
+    assert f"running example {page.FORWARD_PASS_PROMPT} gets" in md
+    assert f"Take the text {page.DOCS[0]}\n" in md or f"Take the text {page.DOCS[0]} " in md
+    assert page.DOCS[1] == page.FORWARD_PASS_PROMPT
+    assert "the text abcdeab)" in md  # the text test_visible_pads_take_weight runs
+
+
+def test_dynamic_ntk_changes_every_frequency_but_the_fastest_beyond_its_context():
+    """The page's What if box: below the context L nothing moves; beyond it every new token
+    changes every frequency except theta_0 = 1."""
+    from rope_explained.model import rope_frequencies  # noqa: PLC0415
+
+    cfg = make_config(scaling="dynamic-ntk", factor=2.0, original_max_position=32)
+    theta = {T: rope_frequencies(cfg, seq_len=T)[0] for T in (8, 32, 33, 34)}
+    np.testing.assert_array_equal(theta[8], theta[32])
+    for a, b in ((32, 33), (33, 34)):
+        assert theta[a][0] == theta[b][0] == 1.0
+        assert (theta[a][1:] != theta[b][1:]).all()

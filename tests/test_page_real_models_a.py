@@ -189,3 +189,91 @@ def test_partial_claims():
     # the fastest-pairs ladder at r = 8 is 10^(-i/8), GPT-NeoX's is 10^(-i)
     np.testing.assert_allclose(frequencies(8), 10.0 ** -np.arange(4.0))
     np.testing.assert_allclose(frequencies(64)[:4], 10.0 ** (-np.arange(4.0) / 8))
+
+
+# --- the derivation's algebra and the sentences around it ---------------------------------------
+
+
+def test_complex_solution_is_the_rotation_and_its_real_part_the_relative_score():
+    """Eq. solution-2d: Re[(W_q x) e^{im theta} conj((W_k x) e^{in theta})] equals
+    u^T R_{n-m} v and depends on m - n only; its length is |u| |v| at every position."""
+    rng = np.random.default_rng(1)
+    u, v = rng.standard_normal((2, 2))
+    theta = 0.7
+    zu, zv = complex(*u), complex(*v)
+    for m, n in ((0, 0), (3, 1), (10, 8), (5, 9), (105, 109)):
+        z = zu * np.exp(1j * m * theta) * np.conj(zv * np.exp(1j * n * theta))
+        a = (n - m) * theta
+        R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        assert z.real == pytest.approx(u @ R @ v, abs=1e-12)
+        assert z == pytest.approx(zu * np.conj(zv) * np.exp(1j * (m - n) * theta), abs=1e-12)
+        assert abs(z) == pytest.approx(np.linalg.norm(u) * np.linalg.norm(v))
+
+
+def test_sinusoid_at_m_plus_k_is_a_fixed_rotation_of_the_sinusoid_at_m():
+    """The What if box: p_{m+k} is a linear function of p_m, each pair turned by k theta_i."""
+    from rope_explained.sinusoidal import sinusoidal_positions  # noqa: PLC0415
+
+    d, T, k = 16, 40, 5
+    p = sinusoidal_positions(T, d)
+    b = k * frequencies(d)
+    # (sin a, cos a) -> (sin(a + b), cos(a + b)): the matrix [[cos b, sin b], [-sin b, cos b]]
+    s, c = p[:-k, 0::2], p[:-k, 1::2]
+    np.testing.assert_allclose(p[k:, 0::2], np.cos(b) * s + np.sin(b) * c, atol=1e-12)
+    np.testing.assert_allclose(p[k:, 1::2], -np.sin(b) * s + np.cos(b) * c, atol=1e-12)
+
+
+def test_wrong_convention_previous_token_score_peaks_at_the_query():
+    """The conventions page: under rotate-half, pair i joins coordinates i and i + 32 of the
+    same parity, so the key's pairs are (1, 1) or (0, 0); the score alpha c^T R_-1^T R_Delta c,
+    rotated the wrong way, peaks at offset 0 over every offset, before or after, and its value
+    there is the sum of the query's cosines."""
+    from rope_explained.heads import constant_key_vector  # noqa: PLC0415
+    from rope_explained.rope import apply_rope  # noqa: PLC0415
+
+    c = constant_key_vector(64)
+    assert (c[:32] == c[32:]).all()
+    q = 10.0 * apply_rope(c[None], np.array([-1.0]))[0]  # interleaved: alpha R_{-1} c
+    offsets = np.arange(-60.0, 61.0)
+    k = apply_rope(np.tile(c, (offsets.size, 1)), offsets, layout="half")
+    s = k @ q  # query at position 0, rotate-half of a rotate-half-free query: q itself
+    assert offsets[s.argmax()] == 0
+    assert s[offsets == 0][0] == pytest.approx(10.0 * np.cos(frequencies(64)).sum())
+
+
+def test_pages_state_the_model_sharpness_it_has():
+    """Three pages write the previous-token head's sharpness as alpha = 10 in words."""
+    from pathlib import Path  # noqa: PLC0415
+
+    from rope_explained.model import Config  # noqa: PLC0415
+
+    assert Config().alpha == 10.0 and Config().d == 64
+    root = Path(__file__).parents[1] / "docs" / "real-models"
+    for page in ("conventions", "partial-rotary", "precision"):
+        assert r"\(\alpha = 10\)" in (root / f"{page}.md").read_text(), page
+
+
+def test_neox_quarter_keeps_the_range_of_speeds():
+    """The partial-rotary page: with r = 16 of 64 the slowest rotating pair is within a factor
+    base^(2/r - 2/d), about 2.4, of the full head's slowest; the fastest still turns by 1."""
+    from rope_explained.real_models import rotary_frequencies  # noqa: PLC0415
+
+    quarter, full = rotary_frequencies(0.25), rotary_frequencies(1.0)
+    slow = quarter[quarter > 0].min()
+    assert quarter[0] == full[0] == 1.0
+    assert slow / full.min() == pytest.approx(10000.0 ** (2 / 16 - 2 / 64))
+    assert round(slow / full.min(), 1) == 2.4
+
+
+@pytest.mark.parametrize("pct", [0.25, 0.125])
+def test_partial_previous_score_is_the_formula_plus_a_constant(pct):
+    """Eq. partial-previous-score: with r of 64 coordinates rotating, layer 0's score of key n
+    for query m is alpha sum_{i < r/2} cos((n - m + 1) theta_i) plus one constant per row."""
+    tr = forward("abcdefghijklmnop", rotary_pct=pct)
+    theta = frequencies(int(64 * pct))
+    T = tr.scores0.shape[0]
+    for m in range(1, T):
+        n = np.arange(m + 1)
+        formula = 10.0 * np.cos(np.outer(n - m + 1.0, theta)).sum(axis=1)
+        rest = tr.scores0[m, : m + 1] - formula
+        assert np.ptp(rest) < 1e-9, m

@@ -187,3 +187,14 @@ def test_format_values():
     assert err <= 2e6 * 2.0**-24
     assert tex_number(value("precision-fp32-angle-error")) == pytest.approx(err, rel=0.5)
     assert tex_number(value("precision-bf16-angle-error")) > 2 * np.pi
+
+
+def test_fp32_angle_of_the_fastest_pair_is_exact():
+    """The page: at 10**6 the fastest pair's float32 angle is exact (integer times 1), and the
+    largest error over the pairs is in the pair the page names; recomputed in numpy float32."""
+    theta32 = frequencies(64).astype(np.float32)
+    got = (np.float32(1e6) * theta32).astype(np.float64)
+    err = np.abs(got - 1e6 * frequencies(64))
+    assert err[0] == 0.0 and angle_error(np.array([1e6]), "float32")[0] == err.max()
+    assert value("precision-fp32-angle-worst-pair") == str(int(err.argmax()))
+    assert err.max() <= 2e6 * frequencies(64)[err.argmax()] * 2.0**-24

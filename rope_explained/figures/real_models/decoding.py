@@ -99,14 +99,15 @@ def layer0_steps():
         r"attention; middle: the text numbered from 0 and the pads hidden, as Hugging Face's "
         r"generation code does; right: pads counted but visible. Left and middle give the "
         r"text the same patterns and prediction as the unpadded run; on the right the "
-        r"queries that had nothing to copy put their weight on the pads instead of the start "
-        r"token."
+        r"queries that had nothing to copy spread their weight over the pads and the start "
+        r"token instead of the start token alone."
     ),
     alt=(
         "Three square heatmaps, query down and key across. Left and middle: "
-        "the first few columns are grey (hidden) and the remaining triangle shows a few "
-        "bright cells, identical in both. Right: the pad columns are visible and "
-        "the first rows of the text spread their weight over those pad columns."
+        "below the pad rows the pad columns are grey (hidden; each pad row sees only "
+        "itself) and the remaining triangle shows a few bright cells, identical in both. "
+        "Right: the pad columns are visible and the first rows of the text spread their "
+        "weight over those pad columns."
     ),
 )
 def padding_patterns():
