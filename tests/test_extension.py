@@ -455,3 +455,22 @@ def test_recency_gap_is_the_attention_ratio():
     text, _, _ = X.recency_prompts(near, far, 1, page.SEED)[0]
     A1 = last(text, ()).attention1
     assert abs(math.log(A1[far - near + 2] / A1[2]) - gap) < 0.1
+
+
+def test_playground_methods_keep_the_fast_pairs_nearly_as_built():
+    """The playground's 'Stretch the context': at its starting factor and L, on its 4,096-letter
+    prompt, every method but linear leaves pair 0 as built and slows the next fast pairs far
+    less than linear scaling's factor."""
+    from rope_explained.examples import FACTOR, LONG_MODE_PROMPT, ORIGINAL_MAX_POSITION
+    from rope_explained.model import rope_frequencies
+    from rope_explained.rope import SCALING_METHODS
+
+    T = len(LONG_MODE_PROMPT) + 1
+    theta = frequencies(64)
+    for method in SCALING_METHODS:
+        cfg = Config(scaling=method, factor=FACTOR, original_max_position=ORIGINAL_MAX_POSITION)
+        slowed = theta / rope_frequencies(cfg, T)[0]
+        if method == "linear":
+            np.testing.assert_allclose(slowed, FACTOR)
+        else:
+            assert slowed[0] == 1.0 and np.all(slowed[1:6] < FACTOR / 2), method
