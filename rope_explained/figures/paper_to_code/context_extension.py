@@ -118,23 +118,34 @@ def _curve_axes(ax):
         r"\(A\)'s, {{ value('ctx-per-distance') }} seeded prompts per distance. The dashed line is "
         r"the predicted failure point \(\pi/(26\,\theta_{d/2-1}) \approx "
         r"{{ value('ctx-predicted-horizon') }}\) tokens; the dotted one the original context "
-        r"\(L = {{ value('ctx-original') }}\)."
+        r"\(L = {{ value('ctx-original') }}\). Right: a finer sweep across the edge, "
+        r"{{ value('ctx-fine-prompts') }} other prompts at distances ten tokens apart; the grey "
+        r"line marks half right."
     ),
     alt=(
-        "Line plot, distance from 100 to 8000 tokens on a log axis, accuracy from 0 to 1. "
-        "The accuracy is 1 up to about 750 tokens and drops to near 0 just after the dashed "
-        "line near 900 tokens, staying near 0 to 8000."
+        "Two line plots of accuracy from 0 to 1. Left: distance from 100 to 8000 tokens on a "
+        "log axis; the accuracy is 1 up to about 750 tokens and 0 at about 970, past the "
+        "dashed line near 900 tokens, staying near 0 to 8000. Right: distances 800 to 960; "
+        "the accuracy falls from 1 to below one half between 860 and 870, before the dashed "
+        "line at 906, and to about 0.1 by 900."
     ),
 )
 def horizon():
     st = study()
     D, row = st["distances"], st["rows"][None, None]
-    fig, ax = new_figure(width=7.2, height=3.4)
+    fig, (ax, zoom) = new_figure(1, 2, width=7.2, height=3.4, sharey=True,
+                                 gridspec_kw={"width_ratios": (3, 2)})  # fmt: skip
     ax.plot(D, row["curve"], "o-", color=COLORS[0], label="measured")
     ax.axvline(original_horizon(), color=COLORS[5], linestyle="--", label="predicted")
     _curve_axes(ax)
     ax.set_ylabel("accuracy")
-    ax.legend(loc="upper right")
+    ax.legend(loc="upper right", fontsize=8)
+    grid, fine = fine_curve()
+    zoom.plot(grid, fine, "s-", markersize=3.5, color=COLORS[2], label="finer sweep")
+    zoom.axvline(original_horizon(), color=COLORS[5], linestyle="--")
+    zoom.axhline(0.5, color="0.6", linewidth=0.8)
+    zoom.set_xlabel("distance (tokens), finer sweep")
+    zoom.legend(loc="upper right", fontsize=8)
     return fig
 
 
@@ -577,11 +588,17 @@ FINE_LOW, FINE_HIGH, FINE_STEP, FINE_PROMPTS, FINE_SEED = 800, 960, 10, 32, 1
 
 
 @functools.lru_cache(maxsize=1)
-def fine_edge() -> tuple[int, int]:
-    """The unscaled model's edge at a finer resolution than the sweep: the last distance of a
-    10-token grid at which at least half of 32 fresh prompts are right, and the next one."""
+def fine_curve() -> tuple[list[int], np.ndarray]:
+    """The unscaled model's accuracy on a 10-token grid across its edge, 32 fresh prompts
+    per distance."""
     grid = list(range(FINE_LOW, FINE_HIGH + 1, FINE_STEP))
-    curve = induction_curve(grid, FINE_PROMPTS, FINE_SEED)
+    return grid, induction_curve(grid, FINE_PROMPTS, FINE_SEED)
+
+
+def fine_edge() -> tuple[int, int]:
+    """The last distance of :func:`fine_curve`'s grid at which at least half the prompts are
+    right, before the first at which fewer are, and that next one."""
+    grid, curve = fine_curve()
     first_wrong = next(i for i, a in enumerate(curve) if a < 0.5)
     return grid[first_wrong - 1], grid[first_wrong]
 
