@@ -118,23 +118,34 @@ def _curve_axes(ax):
         r"\(A\)'s, {{ value('ctx-per-distance') }} seeded prompts per distance. The dashed line is "
         r"the predicted failure point \(\pi/(26\,\theta_{d/2-1}) \approx "
         r"{{ value('ctx-predicted-horizon') }}\) tokens; the dotted one the original context "
-        r"\(L = {{ value('ctx-original') }}\)."
+        r"\(L = {{ value('ctx-original') }}\). Right: a finer sweep across the edge, "
+        r"{{ value('ctx-fine-prompts') }} other prompts at distances ten tokens apart; the grey "
+        r"line marks half right."
     ),
     alt=(
-        "Line plot, distance from 100 to 8000 tokens on a log axis, accuracy from 0 to 1. "
-        "The accuracy is 1 up to about 750 tokens and drops to near 0 just after the dashed "
-        "line near 900 tokens, staying near 0 to 8000."
+        "Two line plots of accuracy from 0 to 1. Left: distance from 100 to 8000 tokens on a "
+        "log axis; the accuracy is 1 up to about 750 tokens and 0 at about 970, past the "
+        "dashed line near 900 tokens, staying near 0 to 8000. Right: distances 800 to 960; "
+        "the accuracy falls from 1 to below one half between 860 and 870, before the dashed "
+        "line at 906, and to about 0.1 by 900."
     ),
 )
 def horizon():
     st = study()
     D, row = st["distances"], st["rows"][None, None]
-    fig, ax = new_figure(width=7.2, height=3.4)
+    fig, (ax, zoom) = new_figure(1, 2, width=7.2, height=3.4, sharey=True,
+                                 gridspec_kw={"width_ratios": (3, 2)})  # fmt: skip
     ax.plot(D, row["curve"], "o-", color=COLORS[0], label="measured")
     ax.axvline(original_horizon(), color=COLORS[5], linestyle="--", label="predicted")
     _curve_axes(ax)
     ax.set_ylabel("accuracy")
-    ax.legend(loc="upper right")
+    ax.legend(loc="upper right", fontsize=8)
+    grid, fine = fine_curve()
+    zoom.plot(grid, fine, "s-", markersize=3.5, color=COLORS[2], label="finer sweep")
+    zoom.axvline(original_horizon(), color=COLORS[5], linestyle="--")
+    zoom.axhline(0.5, color="0.6", linewidth=0.8)
+    zoom.set_xlabel("distance (tokens), finer sweep")
+    zoom.legend(loc="upper right", fontsize=8)
     return fig
 
 
@@ -196,15 +207,17 @@ def frequency_figure():
         r"Induction accuracy against distance under each method, at factors 2, 4 and 8 "
         r"(\(L = {{ value('ctx-original') }}\)); dashed lines: the predicted failure points "
         r"\(\pi/(26\,\theta'_{d/2-1})\), at \(s\) times {{ value('ctx-predicted-horizon') }} "
-        r"tokens. Linear scaling fails at every distance; dynamic NTK's frequencies depend on "
-        r"the length of the text, so it has no fixed failure point."
+        r"tokens, for the three methods that have a fixed one; dotted: \(L\). Linear scaling "
+        r"fails at every distance; dynamic NTK's frequencies depend on the length of the text, "
+        r"so it has no fixed failure point."
     ),
     alt=(
         "Five small line plots, one per method, accuracy against distance from 100 to 8000 "
         "tokens on log axes, one line per factor 2, 4 and 8. Linear: near 0 everywhere. "
-        "NTK-aware, YaRN and Llama 3.1: accuracy 1 up to about 1500, 2900 and 5700 tokens for "
-        "factors 2, 4 and 8, then near 0. Dynamic NTK: 1 everywhere except a dip at about "
-        "1060 tokens for factors 2 and 4."
+        "NTK-aware, YaRN and Llama 3.1: accuracy 1 up to about 1600, 2400 and 5400 tokens for "
+        "factors 2, 4 and 8, then near 0 from about 1800, 3600 and 8000. Dynamic NTK: 1 "
+        "everywhere except at about 970 tokens, where all three factors fail, and at about "
+        "1090, where factor 2 fails and factor 4 gets half right."
     ),
 )
 def methods_figure():
@@ -280,16 +293,23 @@ def yarn_factor(factor: float) -> float:
     return scaled_frequencies(2, method="yarn", factor=factor, original_max_position=L)[1]
 
 
+def edge_distances(factor: float = 4.0) -> list[int]:
+    """Distances every 50 tokens across YaRN's edge at ``factor``: from 80% to 102% of the
+    predicted failure point factor x 906, in whole hundreds."""
+    h = factor * original_horizon()
+    return list(range(int(round(0.8 * h, -2)), int(round(1.02 * h, -2)) + 1, 50))
+
+
 def match_weight(factor: float = 4.0, with_factor: bool = True, n: int = PER_DISTANCE):
     """Mean layer-1 weight of the last query on the true match (the key after the first A)
-    over the sweep's distances, YaRN at ``factor``; without the factor, alpha and beta are
+    at the :func:`edge_distances`, YaRN at ``factor``; without the factor, alpha and beta are
     divided by its square, which undoes it exactly (scores are bilinear in q and k)."""
     cfg = settings("yarn", factor)
     if not with_factor:
         a2 = yarn_factor(factor) ** 2
         cfg |= {"alpha": Config().alpha / a2, "beta": Config().beta / a2}
     out = []
-    for g in distances():
+    for g in edge_distances(factor):
         _, A1 = predict_last_many([p.text for p in distance_prompts(g, n, SEED)], **cfg)
         out.append(float(A1[:, 2].mean()))  # key 2 = the letter after the first A (<s> is 0)
     return np.array(out)
@@ -312,29 +332,33 @@ def dynamic_horizon(factor: float, lengths: np.ndarray) -> np.ndarray:
 @register(
     "ctx-yarn-dynamic",
     caption=(
-        r"Left: YaRN at \(s = 4\), the last query's layer-1 weight on the true match (the key "
-        r"after the first \(A\)), averaged over the prompts at each distance, with and without "
-        r"the attention factor \((0.1\ln s + 1)^2\) on the scores. Right: dynamic NTK's "
+        r"Left: YaRN at \(s = 4\) across its edge (dashed: the predicted failure point, 4 "
+        r"times {{ value('ctx-predicted-horizon') }} tokens), the last query's layer-1 weight on "
+        r"the true match (the key after the first \(A\)), averaged over "
+        r"{{ value('ctx-per-distance') }} prompts every 50 tokens, with and without the "
+        r"attention factor \((0.1\ln s + 1)^2\) on the scores. Right: dynamic NTK's "
         r"predicted failure point \(\pi/(26\,\theta'_{d/2-1})\) against the length \(\ell\) of "
         r"the text; the model can complete a prompt of length \(\ell\) where the curve lies "
         r"above the diagonal \(\ell\) (grey)."
     ),
     alt=(
-        "Two panels. Left: weight on the match against distance, log axis, both lines near "
-        "1 up to about 2900 tokens and then falling to near 0; the line with the factor stays "
-        "higher just before the fall. Right: failure point against text length, both on log "
-        "axes from 100 to 8000; three curves for factors 2, 4, 8 flat at about 900 up to "
-        "1024, then rising steeply and crossing above the grey diagonal."
+        "Two panels. Left: weight on the match against distance from 2900 to 3700 tokens; "
+        "both lines fall from near 1 to near 0 across the dashed line at about 3600, the line "
+        "with the factor above the one without all the way, by up to about 0.2. Right: "
+        "failure point against text length, both on log axes from 100 to 8000; three curves "
+        "for factors 2, 4, 8 flat at about 900 up to 1024, then rising steeply and crossing "
+        "above the grey diagonal."
     ),
 )
 def yarn_dynamic_figure():
-    D = distances()
+    D = edge_distances()
     fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=3.4)
+    ax0.axvline(4 * original_horizon(), color="0.5", linestyle="--", linewidth=0.8)
     ax0.plot(D, match_weight(with_factor=True), "o-", markersize=3, color=COLORS[3],
              label="with factor")  # fmt: skip
     ax0.plot(D, match_weight(with_factor=False), "s--", markersize=3, color=COLORS[0],
              label="without")  # fmt: skip
-    ax0.set_xscale("log")
+    ax0.set_ylim(-0.05, 1.05)
     ax0.set_xlabel("distance (tokens)")
     ax0.set_ylabel("weight on the match")
     ax0.legend(fontsize=8, loc="lower left")
@@ -435,8 +459,9 @@ def recency() -> dict:
     ),
     alt=(
         "Line plot, distance of the first copy from 100 to 800 across, fraction from 0 to 1 "
-        "up. With rotation, the C line stays low up to 600 and jumps to 1 at 800. Without "
-        "rotation both lines stay near 0 at every distance."
+        "up. With rotation, the C line stays at or below 0.2 up to 400 and is 1 at 600 and "
+        "800, and the B line is 0. Without rotation both lines stay at or below about 0.1 at "
+        "every distance."
     ),
 )
 def recency_figure():
@@ -558,6 +583,77 @@ def ctx_norope_min() -> str:
     return f"{unrotated_layer1().min():.2f}"
 
 
+#: The finer sweep near the unscaled model's edge: distances, step, prompts per distance, seed.
+FINE_LOW, FINE_HIGH, FINE_STEP, FINE_PROMPTS, FINE_SEED = 800, 960, 10, 32, 1
+
+
+@functools.lru_cache(maxsize=1)
+def fine_curve() -> tuple[list[int], np.ndarray]:
+    """The unscaled model's accuracy on a 10-token grid across its edge, 32 fresh prompts
+    per distance."""
+    grid = list(range(FINE_LOW, FINE_HIGH + 1, FINE_STEP))
+    return grid, induction_curve(grid, FINE_PROMPTS, FINE_SEED)
+
+
+def fine_edge() -> tuple[int, int]:
+    """The last distance of :func:`fine_curve`'s grid at which at least half the prompts are
+    right, before the first at which fewer are, and that next one."""
+    grid, curve = fine_curve()
+    first_wrong = next(i for i, a in enumerate(curve) if a < 0.5)
+    return grid[first_wrong - 1], grid[first_wrong]
+
+
+@value("ctx-fine-right", which=0)
+@value("ctx-fine-wrong", which=1)
+def ctx_fine_edge(which: int = 0) -> str:
+    """The finer sweep's last distance with at least half right (0) and the next one (1)."""
+    return f"{fine_edge()[which]:,}"
+
+
+@value("ctx-fine-prompts")
+def ctx_fine_prompts() -> str:
+    return str(FINE_PROMPTS)
+
+
+def dynamic_crossing(factor: float) -> int:
+    """The shortest text (positions, start token included) longer than L at which dynamic
+    NTK's predicted failure point reaches the text's length, found by bisection on
+    :func:`dynamic_horizon`."""
+    lo, hi = L, 4 * L  # below at L (906 < 1024); above at 4L for every factor >= 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if dynamic_horizon(factor, np.array([mid]))[0] >= mid else (mid, hi)
+    return hi
+
+
+@value("ctx-dynamic-cross-2", factor=2.0)
+@value("ctx-dynamic-cross-4", factor=4.0)
+@value("ctx-dynamic-cross-8", factor=8.0)
+def ctx_dynamic_cross(factor: float = 2.0) -> str:
+    return f"{dynamic_crossing(factor):,}"
+
+
+@value("ctx-dynamic-past-2", factor=2.0)
+@value("ctx-dynamic-past-4", factor=4.0)
+@value("ctx-dynamic-past-8", factor=8.0)
+def ctx_dynamic_past(factor: float = 2.0) -> str:
+    """How many of the prompts dynamic NTK gets right at the first sampled distance past L."""
+    st = study()
+    i = next(j for j, g in enumerate(st["distances"]) if g > L)
+    return f"{round(st['rows']['dynamic-ntk', factor]['curve'][i] * PER_DISTANCE)}"
+
+
+@value("ctx-recency-gap-400", far=400)
+def ctx_recency_gap(far: int = 400) -> str:
+    r"""How much higher the rotating head scores the key after the nearer copy than the key
+    after the farther one, \(\beta(\cos((\text{near}-1)\theta_{31}) -
+    \cos((\text{far}-1)\theta_{31}))\) (each key sits one step after its copy of A)."""
+    cfg = Config()
+    theta = frequencies(cfg.d, cfg.base)[-1]
+    near, far_key = (RECENCY_NEAR - 1) * theta, (far - 1) * theta
+    return f"{cfg.beta * (math.cos(near) - math.cos(far_key)):.1f}"
+
+
 @value("ctx-dynamic-2-failure")
 def ctx_dynamic_2_failure() -> str:
     """The first sampled distance beyond L at which dynamic NTK at factor 2 fails."""
@@ -613,3 +709,49 @@ def ctx_recency(far: int = 800, rot: bool = True) -> str:
     """How many of the recency prompts end in C (the nearer copy's successor)."""
     c = recency()[rot][RECENCY_FAR.index(far), 0]
     return f"{round(c * RECENCY_PROMPTS)}"
+
+
+@value("ctx-slowest-turns")
+def ctx_slowest_turns() -> str:
+    """How many turns the slowest pair makes over L tokens, L theta_31 / 2 pi."""
+    return f"{L * frequencies(Config().d, Config().base)[-1] / (2 * math.pi):.2f}"
+
+
+@value("ctx-slowest-wavelength")
+def ctx_slowest_wavelength() -> str:
+    """The slowest pair's wavelength 2 pi / theta_31, to the nearest thousand tokens."""
+    return f"{round(2 * math.pi / frequencies(Config().d, Config().base)[-1], -3):,.0f}"
+
+
+def kept_pairs(method: str) -> int:
+    """How many of the fastest pairs a method leaves exactly as built (at factor 4)."""
+    cfg = Config()
+    theta = frequencies(cfg.d, cfg.base)
+    new, _ = scaled_frequencies(
+        cfg.d, base=cfg.base, method=method, factor=4.0, original_max_position=L, seq_len=4 * L
+    )
+    return int(np.argmin(new == theta)) if np.any(new != theta) else theta.size
+
+
+@value("ctx-kept-yarn", method="yarn")
+@value("ctx-kept-llama3", method="llama3")
+@value("ctx-kept-ntk", method="ntk")
+def ctx_kept(method: str = "yarn") -> str:
+    return str(kept_pairs(method))
+
+
+def interpolated_from(method: str) -> int:
+    """The first pair from which a method divides every frequency by the full factor."""
+    cfg = Config()
+    theta = frequencies(cfg.d, cfg.base)
+    new, _ = scaled_frequencies(
+        cfg.d, base=cfg.base, method=method, factor=4.0, original_max_position=L
+    )
+    full = np.isclose(new, theta / 4.0, rtol=1e-12, atol=0)
+    return int(np.flatnonzero(~full).max()) + 1
+
+
+@value("ctx-full-yarn", method="yarn")
+@value("ctx-full-llama3", method="llama3")
+def ctx_full(method: str = "yarn") -> str:
+    return str(interpolated_from(method))
