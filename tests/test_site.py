@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import VIEWS
+from conftest import ROOT, VIEWS
 
 #: TeX that must never be visible as text (code blocks excluded): the math is typeset at build.
 RAW_TEX = ("\\(", "\\)", "\\[", "\\]", "$$", "\\frac", "\\theta", "\\tag", "\\mathrm")
@@ -355,7 +355,8 @@ def test_every_page_weighs_at_most_1_mb_of_its_own(site_dir, site_pages, summary
 def test_notebook_pages_share_one_slim_style_sheet(site_dir):
     """The notebook pages carry no copy of nbconvert's style sheet: they link the site's one
     notebook style sheet, which holds only rules for what the pages use."""
-    pages = sorted(p.parent for p in (site_dir / "paper-to-code").glob("*/index.html"))
+    notebooks = sorted((ROOT / "docs" / "paper-to-code").glob("*.py"))
+    pages = [site_dir / "paper-to-code" / p.stem for p in notebooks]
     assert len(pages) >= 2, pages
     sheet = site_dir / "stylesheets" / "notebook.css"
     css = sheet.read_text(encoding="utf-8")
@@ -378,9 +379,9 @@ def test_search_index_leaves_out_copies(site_dir):
     locations = [d["location"] for d in docs["docs"]]
     assert not [x for x in locations if x.startswith("print_page")]
     assert any(x.startswith("equations/rope/") for x in locations)
-    assert any(
-        x.startswith("reference/figures/#rope_explained.figures.register") for x in locations
-    )
+    assert any(x.startswith("reference/model/#rope_explained.model.forward") for x in locations)
+    # the figure and value functions of every page: each page shows its own figures' code
+    assert not [x for x in locations if x.startswith("reference/figures/")]
     from rope_explained.figures import load_all
 
     for spec in load_all().values():  # a line of every figure's code: in no search entry

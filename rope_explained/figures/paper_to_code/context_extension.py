@@ -735,7 +735,6 @@ def kept_pairs(method: str) -> int:
 
 @value("ctx-kept-yarn", method="yarn")
 @value("ctx-kept-llama3", method="llama3")
-@value("ctx-kept-ntk", method="ntk")
 def ctx_kept(method: str = "yarn") -> str:
     return str(kept_pairs(method))
 
@@ -752,6 +751,5 @@ def interpolated_from(method: str) -> int:
 
 
 @value("ctx-full-yarn", method="yarn")
-@value("ctx-full-llama3", method="llama3")
 def ctx_full(method: str = "yarn") -> str:
     return str(interpolated_from(method))
