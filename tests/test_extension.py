@@ -427,8 +427,8 @@ def test_pairs_each_method_keeps_and_divides():
     assert value("ctx-full-yarn") == str(math.ceil(correction_dim(1)))
     wavelength = 2 * math.pi / theta
     assert value("ctx-kept-llama3") == str(int(np.sum(wavelength < L / 4)))
-    assert value("ctx-full-llama3") == str(int(np.argmax(wavelength > L)))
-    assert value("ctx-kept-ntk") == "1"
+    assert page.interpolated_from("llama3") == int(np.argmax(wavelength > L))
+    assert page.kept_pairs("ntk") == 1
     assert value("ctx-slowest-turns") == f"{L * theta[-1] / (2 * math.pi):.2f}"
     assert abs(int(value("ctx-slowest-wavelength").replace(",", "")) - wavelength[-1]) <= 500
 
