@@ -182,6 +182,8 @@ def pytest_collection_finish(session):
     if session.config.option.collectonly:
         return
     needs = set().union(*(getattr(i, "fixturenames", ()) for i in session.items))
+    if "views" in needs:
+        needs |= {"views_job"}
     if needs & {"site_dir", "site_url"}:
         needs |= {"site_build", "site_server"}
     wanted: list[str] = []
@@ -306,14 +308,42 @@ VIEWS = {
 }
 
 
-@pytest.fixture(scope="session")
-def views(browser, site_url, site_pages, summary) -> dict[str, dict[str, dict]]:
-    """Open every page in each of :data:`VIEWS` once and record what the browser saw."""
+def _html_pages(site: Path) -> list[str]:
+    """Site paths of every HTML page of a built site (``404.html`` excluded)."""
+    pages = []
+    for path in sorted(site.rglob("index.html")):
+        rel = path.parent.relative_to(site).as_posix()
+        pages.append("" if rel == "." else rel + "/")
+    return pages
+
+
+@background("views_job", after=("site_build", "site_server"))
+def _open_every_page(site_build, site_server) -> dict[str, dict[str, dict]]:
+    """Open every page in each of :data:`VIEWS` once and record what the browser saw: in the
+    background, with a browser of its own (Playwright's sync API lives in this job's thread),
+    while the quick tests run."""
+    from playwright.sync_api import sync_playwright
+
+    pages = _html_pages(site_build[0])
     out = {}
-    for view, options in VIEWS.items():
-        context = browser.new_context(**options)
-        out[view] = {path: _record(context, site_url + path) for path in site_pages}
-        context.close()
+    with sync_playwright() as p:
+        chromium = launch_chromium(p)
+        try:
+            for view, options in VIEWS.items():
+                context = chromium.new_context(**options)
+                out[view] = {path: _record(context, site_server + path) for path in pages}
+                context.close()
+        finally:
+            chromium.close()
+    return out
+
+
+@pytest.fixture(scope="session")
+def views(site_url, site_pages, summary) -> dict[str, dict[str, dict]]:
+    """What the browser saw on every page in each of :data:`VIEWS` (opened once, in the
+    background from the moment the site was served)."""
+    out = JOBS["views_job"].result()
+    assert all(sorted(seen) == sorted(site_pages) for seen in out.values())
     summary.append(
         f"browser: {len(site_pages)} pages of the built site opened in headless Chromium, "
         f"{', '.join(VIEWS)}"
@@ -361,11 +391,7 @@ def content_pages() -> list[str]:
 @pytest.fixture(scope="session")
 def site_pages(site_dir) -> list[str]:
     """Site paths of every HTML page of the built site (``404.html`` excluded)."""
-    pages = []
-    for path in sorted(site_dir.rglob("index.html")):
-        rel = path.parent.relative_to(site_dir).as_posix()
-        pages.append("" if rel == "." else rel + "/")
-    return pages
+    return _html_pages(site_dir)
 
 
 @pytest.fixture(scope="session")
