@@ -366,41 +366,63 @@ def one_blas_thread() -> None:
                 break
 
 
-def _render_in_worker(fig_id: str) -> tuple[str, bytes]:
-    """Render one figure through the cache (in a worker process of :func:`prerender`)."""
-    return fig_id, load_figures().render_cached(fig_id)[0]
+def _page_in_worker(job: tuple[list[str], list[str]]) -> tuple[dict, dict]:
+    """Compute one page's values and draw its figures (in a worker process of
+    :func:`prepare_pages`): one process per page, so that a page's values and figures share
+    the expensive runs the package caches per process."""
+    value_ids, fig_ids = job
+    figures = load_figures()
+    values = {v: figures.value_cached(v) for v in value_ids}
+    svgs = {f: figures.render_cached(f)[0] for f in fig_ids}
+    return values, svgs
 
 
-def prerender(fig_ids, workers: int | None = None) -> int:
-    """Render the figures among ``fig_ids`` that the cache lacks, side by side in ``workers``
-    processes (default: one per core), into :data:`BUILD`; return how many were rendered.
+def prepare_pages(pages: list[tuple[list[str], list[str]]], workers: int | None = None) -> None:
+    """Compute the values and draw the figures of every page, ``(value_ids, fig_ids)`` each,
+    into :data:`BUILD`: pages side by side in ``workers`` processes (default: one per core),
+    each page's values and figures in one process. Values come from the package's value cache
+    when it has them; figures already in the figure cache are read by the pages later.
 
-    Each figure is drawn by the same function whichever process draws it (its SVG is
-    deterministic, tests/test_figures.py renders them in another process and compares), so the
-    site is the same as from a serial build. Processes are forked (they start with the package
-    already imported); where fork is not available the figures are drawn in this process.
+    Each value and figure is computed by the same function whichever process computes it (the
+    SVGs are deterministic; tests/test_figures.py renders them in another process and
+    compares), so the site is the same as from a serial build. Processes are forked (they start
+    with the package imported); where fork is not available everything runs in this process.
     """
     figures = load_figures()
-    missing = []
-    for fig_id in dict.fromkeys(fig_ids):
-        if fig_id in BUILD.svgs:
-            continue
-        key = figures.cache_key(figures.get(fig_id))
-        if not (figures.CACHE_DIR / f"{fig_id}-{key}.svg").is_file():
-            missing.append(fig_id)
-    workers = min(len(missing), workers or os.cpu_count() or 1)
+    jobs = []
+    for value_ids, fig_ids in pages:
+        missing = []
+        for fig_id in dict.fromkeys(fig_ids):
+            key = figures.cache_key(figures.get(fig_id))
+            if (
+                fig_id not in BUILD.svgs
+                and not (figures.CACHE_DIR / f"{fig_id}-{key}.svg").is_file()
+            ):
+                missing.append(fig_id)
+        jobs.append((list(dict.fromkeys(value_ids)), missing))
+    workers = min(len(jobs), workers or os.cpu_count() or 1)
     if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        for fig_id in missing:
-            figure_svg(fig_id)
-        return len(missing)
+        results = map(_page_in_worker, jobs)
+        _collect(results)
+        return
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=context, initializer=one_blas_thread) as pool:
-        for fig_id, data in pool.map(_render_in_worker, missing):
+        _collect(pool.map(_page_in_worker, jobs))
+
+
+def _collect(results) -> None:
+    for values, svgs in results:
+        for value_id, (text, computed) in values.items():
+            BUILD.values[value_id] = text
+            if computed:
+                BUILD.values_computed += 1
+            else:
+                BUILD.values_cached += 1
+        for fig_id, data in svgs.items():
             BUILD.svgs[fig_id] = data
             BUILD.rendered += 1
-    return len(missing)
 
 
 def value_text(value_id: str) -> str:

@@ -31,7 +31,7 @@ from hooklib import (
     figure_svg,
     load_figures,
     one_blas_thread,
-    prerender,
+    prepare_pages,
     ref_link,
     scan_page,
     substitute_values,
@@ -107,18 +107,15 @@ def on_files(files, config, **kwargs):
 
 def on_nav(nav, config, files, **kwargs):
     """Once all pages (the notebooks' too, whose hook numbers them in its ``on_files``) are
-    indexed: compute every value the pages state, then render every figure the cache lacks,
-    in parallel. The values come first, in this process, so that the processes that draw the
-    figures start with what the values computed (a figure and the values of its page often
-    share one expensive run, cached per process) instead of each computing it again."""
+    indexed: compute every value the pages state and render every figure the cache lacks,
+    pages side by side in worker processes, each page's values and figures in one process (a
+    figure and the values of its page often share one expensive run, cached per process)."""
+    pages = [(list(index.values), list(index.figures)) for index in BUILD.pages.values()]
     try:
-        for index in BUILD.pages.values():
-            for value_id in index.values:
-                value_text(value_id)
-    except BuildError as err:
+        prepare_pages(pages)
+    except ValueError as err:  # an unknown value id (add_page reports those first)
         raise PluginError(str(err)) from err
-    fig_ids = [f for index in BUILD.pages.values() for f in index.figures]
-    if prerender(fig_ids):
+    if BUILD.rendered:
         log.info("figures: %d rendered in parallel", BUILD.rendered)
     return nav
 
