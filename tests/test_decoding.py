@@ -7,12 +7,10 @@ formulas, computed independently with apply_rope; padding and packing against se
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
+from test_page_claims import number, value
 
-from rope_explained import figures
 from rope_explained.decoding import (
     DecodeStep,
     KVCache,
@@ -29,16 +27,6 @@ from rope_explained.model import forward, make_config
 from rope_explained.rope import apply_rope
 
 TEXT = page.TEXT
-
-
-@functools.cache
-def value(value_id: str) -> str:
-    return figures.get_value(value_id).compute()
-
-
-def tex_number(text: str) -> float:
-    mantissa, exponent = text.replace(r" \times 10^{", "e").rstrip("}").split("e")
-    return float(mantissa) * 10.0 ** int(exponent)
 
 
 def rows_match(steps, trace, tol=1e-12):
@@ -81,7 +69,7 @@ def test_the_page_text_decodes_exactly():
     e0, e1 = rows_match(steps, trace)
     assert max(e0, e1) < 1e-12
     # the page's bound is the largest difference, rounded up
-    bound = tex_number(value("decoding-attention-difference"))
+    bound = number(value("decoding-attention-difference"))
     assert max(e0, e1) <= bound < 10 * max(e0, e1, 1e-300)
     assert int(value("decoding-steps")) == len(trace.tokens) == len(TEXT) + 1
     assert value("decoding-letters") == str(len(TEXT))
@@ -162,7 +150,7 @@ def test_fault_values_and_claims():
     assert value("decoding-copied-restart-early") == str(copied(early))
     assert copied(early) < copied(restart)
     rotate_mean = np.mean([rotated[m].attention0[m - 1] for m in faulty])
-    assert tex_number(value("decoding-previous-rotate")) == pytest.approx(rotate_mean, rel=0.5)
+    assert number(value("decoding-previous-rotate")) == pytest.approx(rotate_mean, rel=0.5)
     assert rotate_mean < 1e-6
     for run, vid in ((correct, "correct"), (restart, "restart")):
         mean = np.mean([run[m].attention0[m - 1] for m in faulty])
@@ -196,7 +184,7 @@ def test_counted_masked_pads_change_nothing_but_rounding():
             assert tr.positions[P:].tolist() == list(range(len(ref.tokens)))
     tr = pad_left(text, P)
     top = max(np.abs(tr.A0[P:, P:] - ref.A0).max(), np.abs(tr.A1[P:, P:] - ref.A1).max())
-    assert top <= tex_number(value("padding-shift-difference")) < 10 * top
+    assert top <= number(value("padding-shift-difference")) < 10 * top
     assert value("padding-pads") == str(P) == str(page.PADS)
 
 

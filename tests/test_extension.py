@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 import pytest
+from test_page_claims import value
 
 from rope_explained import extension as X
 from rope_explained.embedding import VOCAB
@@ -34,13 +35,6 @@ SETTINGS = [
     {"layer1_rotary": False},
     {"layout": "half", "rotary_pct": 0.5, "alpha": 3.0},
 ]
-
-
-def value(value_id: str) -> str:
-    from rope_explained import figures
-
-    figures.load_all()
-    return figures.VALUES[value_id].compute()
 
 
 @functools.cache

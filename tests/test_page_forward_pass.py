@@ -8,11 +8,11 @@ another route than the value function's.
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 
 import numpy as np
+from test_page_claims import value
 
 from rope_explained import figures
 from rope_explained.embedding import VOCAB, letter_angle, plane_reader
@@ -22,11 +22,6 @@ from rope_explained.model import Config, forward
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 PAGES = ("equations/forward-pass.md", "forward-pass/index.md", "index.md")
-
-
-@functools.cache
-def value(value_id: str) -> str:
-    return figures.get_value(value_id).compute()
 
 
 def close(value_id: str, x: float) -> None:

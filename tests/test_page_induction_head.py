@@ -7,10 +7,9 @@ and frequencies) or from the package by another route than the value function's.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
+from test_page_claims import value
 
 from rope_explained import figures
 from rope_explained.embedding import VOCAB, letter_angle
@@ -19,11 +18,6 @@ from rope_explained.model import Config, forward
 from rope_explained.rope import frequencies
 
 TH31 = 10000.0 ** (-62 / 64)  # the slowest frequency of a d = 64 head, from its formula
-
-
-@functools.cache
-def value(value_id: str) -> str:
-    return figures.get_value(value_id).compute()
 
 
 def num(text: str) -> float:

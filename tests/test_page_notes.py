@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_page_claims import number, value
 
 from rope_explained import figures
 from rope_explained.embedding import letter_angle
@@ -36,19 +37,6 @@ THETA = {
     "wendler": 10.0 ** (-4 * 2 * np.arange(d // 2) / (d - 2)),
     "standard": 10000.0 ** (-2 * np.arange(d // 2) / d),
 }
-
-
-@functools.cache
-def value(value_id: str) -> str:
-    figures.load_all()
-    return figures.get_value(value_id).compute()
-
-
-def number(text: str) -> float:
-    plain = text.replace("{,}", "").replace(",", "")
-    if m := re.fullmatch(r"(-?[0-9.]+) \\times 10\^\{(-?\d+)\}", plain):
-        return float(m.group(1)) * 10.0 ** int(m.group(2))
-    return float(plain)
 
 
 def agrees(value_id: str, x: float) -> None:

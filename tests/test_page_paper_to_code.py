@@ -8,7 +8,6 @@ Fig. 10.4 and with what the notebook says about them.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import jupytext
 import numpy as np
 import pytest
+from test_page_claims import value
 
 from rope_explained import conventions, figures
 from rope_explained.rope import frequencies, scaled_frequencies, yarn_keep
@@ -26,12 +26,6 @@ SOLUTION = NB_DIR / "roformer.py"
 EXERCISE = NB_DIR / "roformer-exercise.py"
 d, base, L, s = 128, 10000.0, 2048, 4.0  # the notebook's setting
 R_FAST, R_SLOW = 32.0, 1.0
-
-
-@functools.cache
-def value(value_id: str) -> str:
-    figures.load_all()
-    return figures.get_value(value_id).compute()
 
 
 def markdown(path: Path) -> str:

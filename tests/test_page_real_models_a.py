@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from test_page_claims import number, value
 
 from rope_explained import figures
 from rope_explained.embedding import VOCAB, embedding_matrix
@@ -22,20 +23,6 @@ from rope_explained.model import forward, predict_last
 from rope_explained.rope import apply_rope_matrix, frequencies, rotation_matrix
 
 figures.load_all()
-
-
-@functools.cache
-def value(value_id: str) -> str:
-    return figures.get_value(value_id).compute()
-
-
-def number(text: str) -> float:
-    if text == "0":
-        return 0.0
-    if r"\times" in text:
-        mantissa, exponent = text.split(r" \times 10^{")
-        return float(mantissa) * 10.0 ** int(exponent.rstrip("}"))
-    return float(text)
 
 
 def agrees(value_id: str, x: float, rounding: str = "nearest") -> None:

@@ -8,13 +8,11 @@ formats' integer grids.
 
 from __future__ import annotations
 
-import functools
-
 import ml_dtypes
 import numpy as np
 import pytest
+from test_page_claims import number, value
 
-from rope_explained import figures
 from rope_explained.figures.real_models import precision as page
 from rope_explained.model import forward
 from rope_explained.precision import (
@@ -31,16 +29,6 @@ from rope_explained.precision import (
 from rope_explained.rope import apply_rope, frequencies
 
 BF16 = ml_dtypes.bfloat16
-
-
-@functools.cache
-def value(value_id: str) -> str:
-    return figures.get_value(value_id).compute()
-
-
-def tex_number(text: str) -> float:
-    mantissa, exponent = text.replace(r" \times 10^{", "e").rstrip("}").split("e")
-    return float(mantissa) * 10.0 ** int(exponent)
 
 
 def head_vectors():
@@ -103,8 +91,8 @@ def test_cos_sin_error_floor_and_slope():
     assert storage[:10].min() > 2.0**-10  # a floor, from the first position on
     fp32 = cos_sin_error(p, "float32", "float32")
     assert fp32[-1] > 100 * fp32[0]  # grows with the position
-    assert tex_number(value("precision-fp32-cos-error-top")) == pytest.approx(fp32[-1], rel=0.5)
-    assert tex_number(value("precision-bf16-storage-cos-error")) == pytest.approx(
+    assert number(value("precision-fp32-cos-error-top")) == pytest.approx(fp32[-1], rel=0.5)
+    assert number(value("precision-bf16-storage-cos-error")) == pytest.approx(
         cos_sin_error(np.array([1.0]), "float32", "bfloat16")[0], rel=0.5
     )
 
@@ -157,9 +145,9 @@ def test_score_drift_claims():
     assert f64.max() < 1e-12
     zero_until = int(value("precision-fp32-exact-until").replace(",", ""))
     assert (f32[p <= zero_until] == 0).all() and f32[p > zero_until][0] > 0
-    assert tex_number(value("precision-drift-fp32-top")) >= f32.max() > 0
+    assert number(value("precision-drift-fp32-top")) >= f32.max() > 0
     bf = score_drift(p, "bfloat16 storage")
-    assert tex_number(value("precision-drift-bf16-storage-max")) >= bf.max()
+    assert number(value("precision-drift-bf16-storage-max")) >= bf.max()
     assert bf.max() < 1.0 < score_drift(p, "bfloat16").max()
     # the exact peak: alpha d / 2
     assert value("precision-peak-score") == "320"
@@ -181,12 +169,12 @@ def test_previous_token_head_values():
 def test_format_values():
     assert value("precision-bits-bfloat16") == "8"
     assert value("precision-bits-float16") == "11" and value("precision-bits-float32") == "24"
-    assert tex_number(value("precision-max-float32")) == pytest.approx(3.4e38, rel=0.01)
-    assert tex_number(value("precision-fp32-angle-bound")) == pytest.approx(2e6 * 2.0**-24, rel=0.5)
+    assert number(value("precision-max-float32")) == pytest.approx(3.4e38, rel=0.01)
+    assert number(value("precision-fp32-angle-bound")) == pytest.approx(2e6 * 2.0**-24, rel=0.5)
     err = angle_error(np.array([1e6]), "float32")[0]
     assert err <= 2e6 * 2.0**-24
-    assert tex_number(value("precision-fp32-angle-error")) == pytest.approx(err, rel=0.5)
-    assert tex_number(value("precision-bf16-angle-error")) > 2 * np.pi
+    assert number(value("precision-fp32-angle-error")) == pytest.approx(err, rel=0.5)
+    assert number(value("precision-bf16-angle-error")) > 2 * np.pi
 
 
 def test_fp32_angle_of_the_fastest_pair_is_exact():

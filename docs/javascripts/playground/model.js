@@ -244,6 +244,22 @@
    *   q_m^T k_n = a^2 alpha sum_i cos((n - m) theta'_i + offset theta_i).
    * Returns a function of delta = n - m.
    */
+  // Tokens and the embedding read through the plane reader P:
+  // p_n = P E[t_n] = (cos a_t, sin a_t) for a letter, (0, 0) for <s> (zero embedding).
+  function readTokens(letters, bos, T) {
+    var tokens = new Array(T);
+    var px = new Float64Array(T);
+    var py = new Float64Array(T);
+    if (bos) tokens[0] = "<s>";
+    for (var m = bos; m < T; m++) {
+      var idx = letters[m - bos];
+      tokens[m] = VOCAB[idx];
+      px[m] = Math.cos(idx * LETTER_STEP);
+      py[m] = Math.sin(idx * LETTER_STEP);
+    }
+    return { tokens: tokens, px: px, py: py };
+  }
+
   function layer0Score(cfg, rope) {
     var half = cfg.d / 2;
     var theta = rope.theta;
@@ -300,18 +316,8 @@
     var af = rope.attentionFactor;
     var m, n;
 
-    // Tokens and the embedding read through the plane reader P:
-    // p_n = P E[t_n] = (cos a_t, sin a_t) for a letter, (0, 0) for <s> (zero embedding).
-    var tokens = new Array(T);
-    var px = new Float64Array(T);
-    var py = new Float64Array(T);
-    if (bos) tokens[0] = "<s>";
-    for (m = bos; m < T; m++) {
-      var idx = letters[m - bos];
-      tokens[m] = VOCAB[idx];
-      px[m] = Math.cos(idx * LETTER_STEP);
-      py[m] = Math.sin(idx * LETTER_STEP);
-    }
+    var read = readTokens(letters, bos, T);
+    var tokens = read.tokens, px = read.px, py = read.py;
 
     // Layer 0, previous-token head. k_n = R_n c and q_m = alpha R_{m-offset} c, so
     //   q_m^T k_n = alpha c^T R_{n-m+offset} c = alpha sum_i cos((n - m + offset) theta_i)
@@ -445,17 +451,9 @@
     var half = cfg.d / 2;
     var rope = ropeFrequencies(cfg, T);
     var af = rope.attentionFactor;
-    var tokens = new Array(T);
-    var px = new Float64Array(T);
-    var py = new Float64Array(T);
+    var read = readTokens(letters, bos, T);
+    var tokens = read.tokens, px = read.px, py = read.py;
     var m, n, k;
-    if (bos) tokens[0] = "<s>";
-    for (m = bos; m < T; m++) {
-      var idx = letters[m - bos];
-      tokens[m] = VOCAB[idx];
-      px[m] = Math.cos(idx * LETTER_STEP);
-      py[m] = Math.sin(idx * LETTER_STEP);
-    }
 
     // Layer 0, row by row. back[j] = score of the key j steps back, w[j] its exponential
     // relative to the row's best so far, big: the j whose w is not negligible.
