@@ -399,7 +399,19 @@ def prepare_pages(pages: list[tuple[list[str], list[str]]], workers: int | None 
                 and not (figures.CACHE_DIR / f"{fig_id}-{key}.svg").is_file()
             ):
                 missing.append(fig_id)
-        jobs.append((list(dict.fromkeys(value_ids)), missing))
+        new_values = [
+            value_id
+            for value_id in dict.fromkeys(value_ids)
+            if value_id not in BUILD.values
+            and not (
+                figures.VALUE_CACHE_DIR
+                / f"{value_id}-{figures.cache_key(figures.get_value(value_id))}.json"
+            ).is_file()
+        ]
+        if missing or new_values:  # cached values and figures are read as the pages need them
+            jobs.append((list(dict.fromkeys(value_ids)) if new_values else [], missing))
+    if not jobs:
+        return
     workers = min(len(jobs), workers or os.cpu_count() or 1)
     if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         results = map(_page_in_worker, jobs)

@@ -129,17 +129,41 @@ def notebook_meta(path: str | Path) -> dict:
 
 
 def package_hash() -> str:
-    """What a notebook's outputs depend on besides its own text: the package's source files and
-    the versions of the libraries that compute and draw."""
+    """What a notebook's outputs depend on besides its own text: the package's source files,
+    this hook, and the versions of the libraries that compute and draw and convert."""
     h = hashlib.sha256()
     package = ROOT / "rope_explained"
     for path in sorted(package.rglob("*")):
         if path.suffix in {".py", ".mplstyle"} and "__pycache__" not in path.parts:
             h.update(path.relative_to(package).as_posix().encode())
             h.update(path.read_bytes())
+    h.update(Path(__file__).read_bytes())  # how this hook has the notebooks run
     for dist in ("numpy", "matplotlib", "nbconvert", "mkdocs-jupyter"):
         h.update(f"{dist} {metadata.version(dist)}".encode())
     return h.hexdigest()[:20]
+
+
+def _coalesce_streams() -> None:
+    """Have the kernel's printed text kept as one output per stream and cell.
+
+    A cell that prints several lines may send them in one message or several, depending on
+    timing; nbconvert shows each message as its own output block, so two runs of the same
+    notebook could give different pages. nbclient merges them when ``coalesce_streams`` is on;
+    mkdocs-jupyter builds its own nbconvert configuration (replacing any configuration file),
+    so the setting is added to the configuration it builds."""
+    from mkdocs_jupyter import nbconvert2
+
+    build_app = nbconvert2.get_nbconvert_app
+    if getattr(build_app, "coalesces_streams", False):
+        return
+
+    def get_nbconvert_app(*args, **kwargs):
+        app = build_app(*args, **kwargs)
+        app.config["ExecutePreprocessor"]["coalesce_streams"] = True
+        return app
+
+    get_nbconvert_app.coalesces_streams = True
+    nbconvert2.get_nbconvert_app = get_nbconvert_app
 
 
 def on_config(config, **kwargs):
@@ -152,6 +176,7 @@ def on_config(config, **kwargs):
     path = os.environ.get("PYTHONPATH", "")
     if str(ROOT) not in path.split(os.pathsep):
         os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), path)))
+    _coalesce_streams()
     cache_dir = CACHE_ROOT / package_hash()
     plugin.config["cache"] = True
     plugin.config["cache_dir"] = str(cache_dir)

@@ -4,8 +4,12 @@ r"""MkDocs hook: every formula rendered to HTML and MathML while the site builds
 and ``<div class="arithmatex">\[...\]</div>``; the notebook hook marks notebook math the same
 way, and so do figure captions and the API reference. This hook sends each page's formulas to
 one long-lived Node process running KaTeX (``katex_server.cjs``, started once per build and kept
-by ``mkdocs serve`` across rebuilds) and puts the rendered HTML in their place, before the
-one-page print edition copies the page. No page loads a typesetting script: a reader without
+by ``mkdocs serve`` across rebuilds) and puts the rendered HTML in their place in each written
+page, and in the one-page print edition once that is written. Until then an inline formula's
+element holds only the characters it shows (its TeX kept in ``data-tex``), which is what the
+search index stores, and a display formula is left out of the index: the search plugin and the
+print edition parse each page's HTML, and KaTeX's markup would be most of what they parse.
+No page loads a typesetting script: a reader without
 JavaScript sees the same math, and screen readers read the MathML KaTeX writes beside it.
 What KaTeX rendered is kept in ``.cache/katex/`` (a file named after KaTeX's version and the
 server script, which holds the options), so a build with no new formula starts no Node process.
@@ -30,7 +34,7 @@ import subprocess
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority
+from mkdocs.plugins import CombinedEvent, event_priority
 
 log = logging.getLogger("mkdocs.hooks.typeset")
 
@@ -40,11 +44,14 @@ SERVER = Path(__file__).with_name("katex_server.cjs")
 CSS_DEST = "stylesheets/vendor/katex"
 JS_DEST = "javascripts/vendor/katex"
 RE_MATH = re.compile(
-    r'<(?P<tag>span|div) class="arithmatex"(?P<attrs>[^>]*)>(?P<tex>.*?)</(?P=tag)>', re.S
+    r'<(?P<tag>span|div) class="arithmatex"(?P<attrs>[^>]*)>(?P<inner>.*?)</(?P=tag)>', re.S
 )
+RE_DATA_TEX = re.compile(r'\sdata-tex="(?P<tex>[^"]*)"')
+RE_TAGS = re.compile(r"<[^>]*>")
 RE_DELIMITED = re.compile(r"\A\s*\\[(\[](?P<tex>.*)\\[)\]]\s*\Z", re.S)
 RE_TAG = re.compile(r"\\tag\{(?P<number>[^{}]*)\}")
 RE_FONT_SRC = re.compile(r"src:(?P<list>[^;}]*)")
+EXCLUDE = " data-search-exclude"
 CACHE_DIR = ROOT / ".cache" / "katex"
 
 
@@ -155,32 +162,74 @@ def copy_button(tex: str) -> str:
     )
 
 
-def typeset(html_text: str, where: str) -> tuple[str, int]:
-    """Replace every arithmatex element of ``html_text`` by KaTeX's HTML; return the new text
-    and the number of formulas."""
+def _formulas(html_text: str, where: str) -> tuple[list[re.Match], list[tuple[str, bool]]]:
+    """The arithmatex elements of ``html_text`` and their ``(tex, display)``."""
     found = list(RE_MATH.finditer(html_text))
-    if not found:
-        return html_text, 0
     formulas = []
     for m in found:
-        tex = html.unescape(m["tex"])
+        marked = RE_DATA_TEX.search(m["attrs"])
+        tex = html.unescape(marked["tex"] if marked else m["inner"])
         inner = RE_DELIMITED.match(tex)
         if inner is None:
             raise PluginError(f"{where}: math without \\( \\) or \\[ \\] delimiters: {tex[:80]!r}")
         formulas.append((inner["tex"].strip(), m["tag"] == "div"))
+    return found, formulas
+
+
+def _rendered(
+    html_text: str, where: str
+) -> tuple[list[re.Match], list[tuple[str, bool]], list[str]]:
+    found, formulas = _formulas(html_text, where)
     rendered = ENGINE.render(formulas)
-    out, pos = [], 0
-    for m, (tex, display), result in zip(found, formulas, rendered, strict=True):
+    for (tex, _), result in zip(formulas, rendered, strict=True):
         if isinstance(result, Exception):
             raise PluginError(f"{where}: KaTeX cannot typeset {tex[:120]!r}: {result}")
+    return found, formulas, rendered
+
+
+def plain_text(rendered: str) -> str:
+    """The characters a typeset formula shows (its visible HTML, without the MathML)."""
+    _, _, visible = rendered.partition('<span class="katex-html"')
+    return html.unescape(RE_TAGS.sub("", "<" + visible)).replace("\xa0", " ")
+
+
+def mark(html_text: str, where: str) -> str:
+    """Each formula of ``html_text`` as the search index should read it: an inline formula's
+    element holds the characters it shows (its TeX moves to ``data-tex``), a display formula is
+    left out of the index. :func:`typeset` puts KaTeX's HTML in their place."""
+    found, formulas, rendered = _rendered(html_text, where)
+    out, pos = [], 0
+    for m, (_, display), result in zip(found, formulas, rendered, strict=True):
         out.append(html_text[pos : m.start()])
         if display:
-            out.append(
-                f'<div class="arithmatex"{m["attrs"]} data-search-exclude>'
-                f"{result}{copy_button(tex)}</div>"
-            )
+            attrs = m["attrs"] if EXCLUDE in m["attrs"] else m["attrs"] + EXCLUDE
+            out.append(f'<div class="arithmatex"{attrs}>{m["inner"]}</div>')
+        elif RE_DATA_TEX.search(m["attrs"]):
+            out.append(m.group())
         else:
-            out.append(f'<span class="arithmatex" data-search-exclude>{result}</span>')
+            tex = html.escape(html.unescape(m["inner"]), quote=True)
+            text = html.escape(plain_text(result), quote=False)
+            out.append(f'<span class="arithmatex"{m["attrs"]} data-tex="{tex}">{text}</span>')
+        pos = m.end()
+    out.append(html_text[pos:])
+    return "".join(out)
+
+
+def typeset(html_text: str, where: str) -> tuple[str, int]:
+    """Replace every arithmatex element of ``html_text`` (as written or as :func:`mark` left
+    it) by KaTeX's HTML; return the new text and the number of formulas."""
+    found, formulas, rendered = _rendered(html_text, where)
+    if not found:
+        return html_text, 0
+    out, pos = [], 0
+    for m, (tex, display), result in zip(found, formulas, rendered, strict=True):
+        out.append(html_text[pos : m.start()])
+        attrs = RE_DATA_TEX.sub("", m["attrs"])
+        attrs = attrs if EXCLUDE in attrs else attrs + EXCLUDE
+        if display:
+            out.append(f'<div class="arithmatex"{attrs}>{result}{copy_button(tex)}</div>')
+        else:
+            out.append(f'<span class="arithmatex"{attrs}>{result}</span>')
         pos = m.end()
     out.append(html_text[pos:])
     return "".join(out), len(found)
@@ -194,13 +243,22 @@ def on_pre_build(config, **kwargs):
     ENGINE.load()
 
 
-@event_priority(10)  # after the numbering and notebook hooks (50), before print-site copies pages
+@event_priority(10)  # after the numbering and notebook hooks (50) have marked their math
 def on_page_content(html_text, page, config, files, **kwargs):
-    html_text, n = typeset(html_text, page.file.src_uri)
+    """Each formula as the search index reads it (it is typeset in the written page)."""
+    return mark(html_text, page.file.src_uri)
+
+
+def _typeset_counted(html_text: str, where: str) -> str:
+    html_text, n = typeset(html_text, where)
     if n:
         _counts["pages"] += 1
         _counts["formulas"] += n
     return html_text
+
+
+def on_post_page(output, page, config, **kwargs):
+    return _typeset_counted(output, page.file.src_uri)
 
 
 def katex_css(css: str) -> str:
@@ -213,7 +271,19 @@ def katex_css(css: str) -> str:
     return RE_FONT_SRC.sub(woff2_only, css)
 
 
-def on_post_build(config, **kwargs):
+@event_priority(-110)  # after the print page hook checked the page the plugin wrote
+def _typeset_print_page(config, **kwargs):
+    """Typeset the one-page print edition, which the plugin writes from each page's content."""
+    plugin = config.plugins.get("print-site")
+    if plugin is None or not plugin.config.get("enabled") or not hasattr(plugin, "print_page"):
+        return
+    path = Path(plugin.print_page.file.abs_dest_path)
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+        path.write_text(_typeset_counted(text, plugin.print_page.file.src_uri), encoding="utf-8")
+
+
+def _copy_assets(config, **kwargs):
     site = Path(config.site_dir)
     dist = KATEX / "dist"
     css_dir = site / CSS_DEST
@@ -231,3 +301,6 @@ def on_post_build(config, **kwargs):
         _counts["pages"],
         ENGINE.version,
     )
+
+
+on_post_build = CombinedEvent(_copy_assets, _typeset_print_page)

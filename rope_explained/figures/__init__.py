@@ -395,13 +395,37 @@ def source_hash(module: str) -> str:
     ``module`` as for :func:`module_dependencies`.
     """
     _check_module(module)
+    known = _SOURCE_HASHES.get((module, PACKAGE_DIR))
+    if known is not None and _stamp(known[0]) == known[1]:
+        return known[2]  # no file it was computed from has changed since
+    names = module_dependencies(module)
+    paths = [_module_path(name) for name in names] + [STYLE_FILE]
+    stamp = _stamp(paths)
     h = hashlib.sha256()
-    for name in module_dependencies(module):
+    for name, path in zip(names, paths[:-1], strict=True):
         h.update(name.encode())
-        h.update(_module_path(name).read_bytes())
+        h.update(path.read_bytes())
     h.update(STYLE_FILE.read_bytes())
     h.update(f"numpy {np.__version__} matplotlib {matplotlib.__version__}".encode())
+    _SOURCE_HASHES[module, PACKAGE_DIR] = (paths, stamp, h.hexdigest())
     return h.hexdigest()
+
+
+#: (module, package folder) -> (the files its source hash read, their sizes and modification
+#: times, the hash)
+_SOURCE_HASHES: dict[tuple[str, Path], tuple[list[Path], tuple, str]] = {}
+
+
+def _stamp(paths: list[Path]) -> tuple:
+    """Size and modification time of each file (a file that is gone counts as changed)."""
+    out = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            return ()
+        out.append((st.st_size, st.st_mtime_ns))
+    return tuple(out)
 
 
 def cache_key(spec: FigureSpec | ValueSpec) -> str:
