@@ -27,6 +27,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 sys.path.insert(0, str(DOCS / "hooks"))  # the tests use the hooks' page scanner (hooklib)
 SUMMARY_KEY = pytest.StashKey[list]()
+SESSION_START = time.monotonic()
 
 
 def page_path(src: str) -> str:
@@ -87,11 +89,16 @@ class Job:
     def __init__(self, name: str, run, after: tuple[str, ...] = ()):
         self.name, self.run, self.after = name, run, after
         self.future: concurrent.futures.Future | None = None
+        self.times: list[float] = []  # when it started and ended, from the session's start
 
     def start(self) -> None:
         def work():
             ready = {dep: JOBS[dep].result() for dep in self.after}
-            return self.run(**ready)
+            self.times.append(time.monotonic() - SESSION_START)
+            try:
+                return self.run(**ready)
+            finally:
+                self.times.append(time.monotonic() - SESSION_START)
 
         self.future = EXECUTOR.submit(work)
 
@@ -416,7 +423,13 @@ def summary(request) -> list[str]:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    lines = config.stash.get(SUMMARY_KEY, [])
+    lines = list(config.stash.get(SUMMARY_KEY, []))
+    ran = [job for job in JOBS.values() if len(job.times) == 2]
+    if ran:
+        lines.append(
+            "background jobs (seconds from the start of the run): "
+            + ", ".join(f"{j.name} {j.times[0]:.0f}-{j.times[1]:.0f}" for j in ran)
+        )
     if lines:
         terminalreporter.section("site checks")
         for line in lines:
