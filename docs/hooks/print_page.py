@@ -20,8 +20,7 @@ plugin's page and its layout, and gives the page what the plugin gets wrong:
   (``mkdocs serve``, a loopback port, a version folder of ``mike``) the page asked for the
   sitemap, the search index and ``versions.json`` at the wrong address. The hook gives it the
   relative base URL of an ordinary page (``..``).
-* **Out of the search index.** The page repeats the whole site: it is not indexed; nor are
-  the API reference's source listings (copies of the repository's code).
+* **Out of the search index.** The page repeats the whole site: it is not indexed.
 * **One document.** A plugin's ``on_page_content`` may hand back a whole document
   (``<html><head></head><body>...``); inside the print page those wrappers made the plugin insert
   its start-up script once per page. The sections keep only the content.
@@ -363,16 +362,6 @@ def on_config(config, **kwargs):
     if plugin is not None:
         url = plugin.print_page.file.url
         plugin.renderer.write_combined = functools.partial(_combined, plugin, url)
-
-
-RE_SOURCE_BLOCK = re.compile(r'<details class="mkdocstrings-source"(?=>)')
-
-
-def on_page_content(html_text, page, config, files, **kwargs):
-    """Keep the source listings of the API reference (mkdocstrings' "Source code in ..."
-    blocks, copies of the repository's code) out of the search index, as the figures' code
-    blocks are: a search finds each function by its name, signature and documentation."""
-    return RE_SOURCE_BLOCK.sub(r"\g<0> data-search-exclude", html_text)
 
 
 @event_priority(100)  # before the search plugin indexes the page

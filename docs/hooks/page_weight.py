@@ -1,0 +1,78 @@
+"""MkDocs hook: each page loads only what it uses, and the search index holds prose.
+
+* **Style sheets and scripts where they are used.** mkdocs-print-site-plugin adds its style
+  sheets and script to every page, and mkdocstrings its style sheet; they style the one-page
+  print edition and the API reference only. Other pages drop the links (the print edition,
+  which the plugin writes itself, keeps them all).
+* **No code in the search index.** Code blocks (listings, notebook cells, docstring examples,
+  signatures and mkdocstrings' source listings) are marked ``data-search-exclude``: the index,
+  which every page downloads, holds the prose, headings and API documentation, and a search
+  for a function's name finds its reference entry and the text that explains it.
+* **The site's own style sheet without its comments.** ``docs/stylesheets/extra.css`` explains
+  itself in comments, a quarter of its bytes; the copy in the site drops them and the spaces
+  around braces, semicolons and commas.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+#: The opening tag of a code block (``highlight`` is pymdownx's and mkdocstrings' class,
+#: ``highlight-ipynb`` nbconvert's) or of mkdocstrings' "Source code in ..." block.
+RE_CODE_BLOCK = re.compile(
+    r'<(?:div class="(?:[^"]*\s)?highlight(?:-ipynb)?(?:\s[^"]*)?"'
+    r'|details class="mkdocstrings-source")(?![^>]*data-search-exclude)(?=[\s>])'
+)
+#: Links to what only the print edition uses (print-site's files) or only the API reference
+#: (mkdocstrings' style sheet), with the names the plugins give them.
+RE_PRINT_SITE = re.compile(
+    r'\s*<link rel="stylesheet" href="[^"]*css/print-site(?:-material)?\.css">'
+    r'|\s*<script src="[^"]*js/print-site\.js"></script>'
+)
+RE_MKDOCSTRINGS_CSS = re.compile(
+    r'\s*<link rel="stylesheet" href="[^"]*assets/_mkdocstrings\.css">'
+)
+API_MARK = 'class="doc doc-'
+OWN_CSS = "stylesheets/extra.css"
+#: A quoted string (kept as it is), a comment, spaces around ``{ } ; ,``, or other spaces.
+RE_CSS_TOKEN = re.compile(
+    r"""(?P<string>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
+    r"|(?P<comment>/\*.*?\*/)|\s*(?P<punct>[{};,])\s*|(?P<space>\s+)",
+    re.S,
+)
+
+
+def compact_css(css: str) -> str:
+    r"""A style sheet without comments, and without the spaces around ``{ } ; ,`` (quoted
+    strings, such as the SVG of a ``data:`` URL, are left as they are).
+
+    >>> compact_css("/* note */\na, b {\n  color: red;\n  content: 'a, b';\n}\n")
+    "a,b{color: red;content: 'a, b';}"
+    """
+
+    def token(m: re.Match) -> str:
+        if m["string"]:
+            return m["string"]
+        if m["comment"]:
+            return ""
+        return m["punct"] or " "
+
+    return RE_CSS_TOKEN.sub(token, css).strip()
+
+
+def on_page_content(html_text, page, config, files, **kwargs):
+    return RE_CODE_BLOCK.sub(lambda m: m.group() + " data-search-exclude", html_text)
+
+
+def on_post_page(output, page, config, **kwargs):
+    output = RE_PRINT_SITE.sub("", output)
+    if API_MARK not in output:
+        output = RE_MKDOCSTRINGS_CSS.sub("", output)
+    return output
+
+
+def on_post_build(config, **kwargs):
+    path = Path(config.site_dir) / OWN_CSS
+    if path.is_file():
+        path.write_text(compact_css(path.read_text(encoding="utf-8")), encoding="utf-8")
