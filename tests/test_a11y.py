@@ -4,7 +4,8 @@ axe-core comes bundled with axe-playwright-python (no download). Each page is ch
 math typeset at build time, in the light (``default``) and the dark (``slate``) palette, which
 Material picks from the reader's ``prefers-color-scheme``. The two palettes differ only in
 colour (the DOM is the same but for the ``data-md-color-scheme`` attribute), so every rule runs
-in the light palette and the rules that judge colours run again in the dark one. The one-page
+in the light palette and the rules that judge colours run again in the dark one, on the same
+page after the reader's click on the palette toggle. The one-page
 print edition (``print_page/``) repeats the other pages and is left out.
 """
 
@@ -46,34 +47,55 @@ def _pages(site_pages):
     return [p for p in site_pages if not p.startswith("print_page")]
 
 
-async def _axe_pages(site_url: str, jobs: list[tuple[str, str]], workers: int) -> dict:
-    """Run axe on each ``(palette, path)`` job, ``workers`` pages at a time (each in its own
-    renderer process, so that they use every core); ``{(palette, path): result}``."""
+#: Material's palette switch to the dark palette: the radio button that the header's toggle
+#: ("Switch to dark mode") is the label of. It is clicked through the page's script, as the
+#: label passes its click on, whether or not the header shows the toggle at that width.
+TO_DARK = "document.querySelector('input.md-option[data-md-color-scheme=\"slate\"]').click()"
+SETTLED = "Promise.all(document.getAnimations().map(a => a.finished))"
+
+
+async def _axe_pages(site_url: str, paths: list[str], workers: int) -> dict:
+    """Run axe on each page in both palettes, ``workers`` pages at a time (each in its own
+    renderer process); ``{(palette, path): (scheme, violations)}``.
+
+    Each page is opened once, by a reader whose system prefers the light palette: axe runs
+    every rule, then the reader switches to the dark palette with Material's toggle (the same
+    attributes on ``<body>`` as a dark preference gives, see
+    :func:`test_a_dark_preference_and_the_toggle_give_the_same_palette`) and axe runs the
+    colour rules again. axe is injected once per page."""
     from axe_playwright_python.async_playwright import Axe
     from playwright.async_api import async_playwright
 
-    axe, queue, out = Axe(), asyncio.Queue(), {}
-    for job in jobs:
-        queue.put_nowait(job)
+    axe_script, queue, out = Axe().axe_script, asyncio.Queue(), {}
+    for path in paths:
+        queue.put_nowait(path)
     async with async_playwright() as pw:
 
         async def worker():  # one browser each: its pages render in a process of their own
             browser = await pw.chromium.launch(**chromium_options())
-            contexts = {
-                palette: await browser.new_context(
-                    color_scheme=palette, viewport={"width": 1280, "height": 900}
-                )
-                for palette in SCHEMES
-            }
             try:
                 while not queue.empty():
-                    palette, path = queue.get_nowait()
-                    page = await contexts[palette].new_page()
+                    path = queue.get_nowait()
+                    # a context per page: Material keeps the reader's palette choice in storage
+                    context = await browser.new_context(
+                        color_scheme="light", viewport={"width": 1280, "height": 900}
+                    )
+                    page = await context.new_page()
                     await page.goto(site_url + path)
-                    seen = await page.evaluate(PALETTE)
-                    result = await axe.run(page, context=AXE_CONTEXT, options=AXE_OPTIONS[palette])
-                    out[palette, path] = (seen["scheme"], result.response["violations"])
-                    await page.close()
+                    await page.evaluate(axe_script)
+                    for palette in ("light", "dark"):
+                        if palette == "dark":
+                            await page.evaluate(TO_DARK)
+                            await page.wait_for_function(
+                                f"document.body.dataset.mdColorScheme === {SCHEMES['dark']!r}"
+                            )
+                            await page.evaluate(SETTLED)
+                        seen = await page.evaluate(PALETTE)
+                        result = await page.evaluate(
+                            "([c, o]) => axe.run(c, o)", [AXE_CONTEXT, AXE_OPTIONS[palette]]
+                        )
+                        out[palette, path] = (seen["scheme"], result["violations"])
+                    await context.close()
             finally:
                 await browser.close()
 
@@ -88,8 +110,7 @@ def _run_axe(site_build, site_server) -> dict:
     site, _ = site_build
     pages = sorted(p.parent.relative_to(site).as_posix() for p in site.rglob("index.html"))
     pages = [("" if p == "." else p + "/") for p in pages]
-    jobs = [(palette, path) for path in _pages(pages) for palette in sorted(SCHEMES)]
-    return asyncio.run(_axe_pages(site_server, jobs, workers=1))
+    return asyncio.run(_axe_pages(site_server, _pages(pages), workers=1))
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +138,30 @@ def test_axe_finds_no_serious_violation(palette, axe_results, summary):
     )
     assert checked >= 10
     assert not problems, "\n".join(problems)
+
+
+def test_a_dark_preference_and_the_toggle_give_the_same_palette(browser, site_url):
+    """Material picks the palette from the reader's ``prefers-color-scheme``; switching with
+    the toggle gives the same palette (what the axe run relies on for its dark pass)."""
+    probe = (
+        "() => [document.body.dataset.mdColorScheme, document.body.dataset.mdColorPrimary, "
+        "document.body.dataset.mdColorAccent, getComputedStyle(document.body).backgroundColor, "
+        "getComputedStyle(document.querySelector('.md-typeset')).color]"
+    )
+    seen = {}
+    for preference in ("light", "dark"):
+        context = browser.new_context(color_scheme=preference)
+        page = context.new_page()
+        page.goto(site_url + "equations/rope/")
+        seen[preference] = page.evaluate(probe)
+        if preference == "light":
+            page.evaluate(TO_DARK)
+            page.wait_for_function(f"document.body.dataset.mdColorScheme === {SCHEMES['dark']!r}")
+            page.evaluate(SETTLED)
+            seen["toggled"] = page.evaluate(probe)
+        context.close()
+    assert seen["light"][0] == SCHEMES["light"] and seen["dark"][0] == SCHEMES["dark"]
+    assert seen["toggled"] == seen["dark"] != seen["light"]
 
 
 def test_math_is_readable_and_figures_are_described(views):
