@@ -26,12 +26,12 @@ RE_CODE_BLOCK = re.compile(
 )
 #: Links to what only the print edition uses (print-site's files) or only the API reference
 #: (mkdocstrings' style sheet), with the names the plugins give them.
-RE_PRINT_SITE = re.compile(
-    r'\s*<link rel="stylesheet" href="[^"]*css/print-site(?:-material)?\.css">'
-    r'|\s*<script src="[^"]*js/print-site\.js"></script>'
+RE_PRINT_SITE_CSS = re.compile(
+    r'<link rel="stylesheet" href="[^"]*css/print-site(?:-material)?\.css">\s*'
 )
+RE_PRINT_SITE_JS = re.compile(r'<script src="[^"]*js/print-site\.js"></script>\s*')
 RE_MKDOCSTRINGS_CSS = re.compile(
-    r'\s*<link rel="stylesheet" href="[^"]*assets/_mkdocstrings\.css">'
+    r'<link rel="stylesheet" href="[^"]*assets/_mkdocstrings\.css">\s*'
 )
 API_MARK = 'class="doc doc-'
 OWN_CSS = "stylesheets/extra.css"
@@ -66,10 +66,11 @@ def on_page_content(html_text, page, config, files, **kwargs):
 
 
 def on_post_page(output, page, config, **kwargs):
-    output = RE_PRINT_SITE.sub("", output)
-    if API_MARK not in output:
-        output = RE_MKDOCSTRINGS_CSS.sub("", output)
-    return output
+    head, end, body = output.partition("</head>")  # the style sheets are linked in the head
+    head = RE_PRINT_SITE_CSS.sub("", head)
+    if API_MARK not in body:
+        head = RE_MKDOCSTRINGS_CSS.sub("", head)
+    return head + end + RE_PRINT_SITE_JS.sub("", body)
 
 
 def on_post_build(config, **kwargs):
