@@ -259,3 +259,31 @@ def test_build_states_values_in_text_math_and_captions(tmp_path):
     assert again.returncode == 0, again.stderr[-3000:]
     cached = f"values: 0 computed, {1 + len(in_caption)} from cache"
     assert cached in again.stderr, again.stderr[-3000:]
+
+
+def test_signature_cache_formats_each_signature_once(tmp_path, monkeypatch):
+    """docs/hooks/signatures.py: the handler's formatter runs once per distinct signature, its
+    text comes back unchanged from the cache in a later build, and the handler still has the
+    function the hook wraps (else the hook would silently do nothing)."""
+    import signatures  # docs/hooks/
+    from mkdocstrings_handlers.python._internal import rendering
+
+    assert callable(getattr(rendering, "_get_formatter", None))
+    monkeypatch.setattr(signatures, "CACHE_DIR", tmp_path)
+    calls = []
+
+    def formatter(code, line_length):
+        calls.append(code)
+        return code.upper()[:line_length]
+
+    first = signatures.SignatureCache()
+    first.load()
+    fmt = first.wrap(formatter)
+    assert [fmt("def f(a, b): pass", 60), fmt("def f(a, b): pass", 60)] == ["DEF F(A, B): PASS"] * 2
+    assert fmt("def f(a, b): pass", 5) == "DEF F"
+    assert len(calls) == 2  # one per (signature, line length)
+    first.save()
+    later = signatures.SignatureCache()
+    later.load()
+    assert later.wrap(formatter)("def f(a, b): pass", 60) == "DEF F(A, B): PASS"
+    assert len(calls) == 2  # read back, not formatted again

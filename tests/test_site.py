@@ -389,6 +389,79 @@ def test_search_index_leaves_out_copies(site_dir):
         line = max((x for x in lines if re.fullmatch(r"[\w ,.=()\[\]+*-]{20,}", x)), key=len)
         hits = [d["location"] for d in docs["docs"] if line in d["text"]]
         assert not hits, f"the code of figure {spec.id} ({line!r}) is searched: {hits}"
+    # no code block at all (listings, notebook cells, examples, signatures) ...
+    coded = [d["location"] for d in docs["docs"] if "<pre" in d["text"]]
+    assert not coded, f"code blocks in the search index: {coded[:5]}"
+    # ... while inline formulas read as the characters they show, not as TeX or nothing
+    home = next(d["text"] for d in docs["docs"] if d["location"] == "#rope-in-three-sentences")
+    assert "at position m pair i is rotated by the angle mθi" in home, home[:400]
+    assert not [d["location"] for d in docs["docs"] if "\\(" in d["text"] or "\\theta" in d["text"]]
+
+
+def test_pages_link_only_the_plugin_files_they_use(site_dir, site_pages):
+    """print-site's style sheets and script on the print edition only, mkdocstrings' style
+    sheet on the pages with API documentation (the reference and the print edition)."""
+    for path in site_pages:
+        html = (site_dir / path / "index.html").read_text(encoding="utf-8")
+        head = html.partition("</head>")[0]
+        is_print = path.startswith("print_page")
+        for name in ("css/print-site.css", "css/print-site-material.css", "js/print-site.js"):
+            assert (name in html) == is_print, f"{path or 'home'}: {name}"
+        has_api = 'class="doc doc-' in html
+        assert has_api == (is_print or path.startswith("reference/")), path
+        assert ("assets/_mkdocstrings.css" in head) == has_api, path
+
+
+def test_site_style_sheet_is_the_source_without_comments(site_dir):
+    """The site's copy of extra.css has the source's rules, token for token, and no comment."""
+    source = (ROOT / "docs" / "stylesheets" / "extra.css").read_text(encoding="utf-8")
+    built = (site_dir / "stylesheets" / "extra.css").read_text(encoding="utf-8")
+    assert "/*" in source and "/*" not in built and len(built) < 0.8 * len(source)
+    assert _css_tokens(built) == _css_tokens(source) and len(_css_tokens(source)) > 500
+
+
+def _css_tokens(text: str) -> list[str]:
+    """A style sheet's tokens, blocks opened and closed, without comments; a run of spaces is
+    one space, and none is kept next to ``, ; { }`` (where CSS ignores it). A space that
+    matters, such as the descendant combinator in ``a .b``, is kept."""
+    import tinycss2
+
+    out: list[str] = []
+
+    def walk(tokens):
+        for t in tokens or []:
+            if t.type == "comment":
+                continue
+            elif t.type == "whitespace":
+                out.append(" ")
+            elif t.type == "function":
+                out.append(f"{t.lower_name}(")
+                walk(t.arguments)
+                out.append(")")
+            elif t.type in ("() block", "[] block", "{} block"):
+                out.append(t.type[:1])
+                walk(t.content)
+                out.append(t.type[1:2])
+            else:
+                out.append(tinycss2.serialize([t]))
+
+    for rule in tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True):
+        out.append(rule.type)
+        if rule.type == "at-rule":
+            out.append(rule.lower_at_keyword)
+        walk(rule.prelude)
+        out.append("{")
+        walk(rule.content)
+        out.append("}")
+    kept: list[str] = []
+    for i, token in enumerate(out):
+        if token == " " and (
+            (kept and kept[-1] in (" ", ",", ";", "{", "}"))
+            or (i + 1 < len(out) and out[i + 1] in (" ", ",", ";", "{", "}"))
+        ):
+            continue
+        kept.append(token)
+    return kept
 
 
 def test_nothing_widens_a_phone_page_without_javascript(browser, site_url, site_pages):
