@@ -1,13 +1,15 @@
-"""MkDocs hook: each page loads only what it uses, and the search index holds prose.
+"""MkDocs hook: each page loads only what it uses, and the search index leaves out code.
 
 * **Style sheets and scripts where they are used.** mkdocs-print-site-plugin adds its style
   sheets and script to every page, and mkdocstrings its style sheet; they style the one-page
   print edition and the API reference only. Other pages drop the links (the print edition,
   which the plugin writes itself, keeps them all).
-* **No code in the search index.** Code blocks (listings, notebook cells, docstring examples,
+* **Code out of the search index.** Code blocks (listings, notebook cells, docstring examples,
   signatures and mkdocstrings' source listings) are marked ``data-search-exclude``: the index,
   which every page downloads, holds the prose, headings and API documentation, and a search
-  for a function's name finds its reference entry and the text that explains it.
+  for a function's name finds its reference entry and the text that explains it. (The hidden
+  copy of each notebook cell that the cell's copy button reads is marked too, but Material's
+  search parser still indexes it.)
 * **The site's own style sheet without its comments.** ``docs/stylesheets/extra.css`` explains
   itself in comments, a quarter of its bytes; the copy in the site drops them and the spaces
   around braces, semicolons and commas.
@@ -19,9 +21,11 @@ import re
 from pathlib import Path
 
 #: The opening tag of a code block (``highlight`` is pymdownx's and mkdocstrings' class,
-#: ``highlight-ipynb`` nbconvert's) or of mkdocstrings' "Source code in ..." block.
+#: ``highlight-ipynb`` nbconvert's), of a notebook cell's input (its code, the hidden copy of
+#: it that the copy button reads, and its tags) or of mkdocstrings' "Source code in ..." block.
 RE_CODE_BLOCK = re.compile(
-    r'<(?:div class="(?:[^"]*\s)?highlight(?:-ipynb)?(?:\s[^"]*)?"'
+    r'<(?:div class="(?:[^"]*\s)?'
+    r'(?:highlight(?:-ipynb)?|jp-InputArea|clipboard-copy-txt)(?:\s[^"]*)?"'
     r'|details class="mkdocstrings-source")(?![^>]*data-search-exclude)(?=[\s>])'
 )
 #: Links to what only the print edition uses (print-site's files) or only the API reference
