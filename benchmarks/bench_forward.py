@@ -12,22 +12,12 @@ call, and the bare matrix product with every R_m built beforehand, so each compa
 from __future__ import annotations
 
 import platform
-import time
 
 import numpy as np
+from timing import best_of  # benchmarks/timing.py
 
 from rope_explained import VOCAB, apply_rope, apply_rope_matrix, forward, rotation_matrix
 from rope_explained.rope import cos_sin_table
-
-
-def best_of(fn, repeat: int) -> float:
-    """The fastest of ``repeat`` timed calls, in seconds (the least disturbed by other load)."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def per_position_matrices(x: np.ndarray, pos: np.ndarray) -> np.ndarray:

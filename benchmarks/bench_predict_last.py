@@ -14,23 +14,13 @@ allocations, in a separate call) of
 from __future__ import annotations
 
 import platform
-import time
 import tracemalloc
 
 import numpy as np
+from timing import best_of  # benchmarks/timing.py
 
 from rope_explained import VOCAB, extension, forward, predict_last
 from rope_explained.extension import predict_last_many
-
-
-def best_of(fn, repeat: int) -> float:
-    """The fastest of ``repeat`` timed calls, in seconds (the least disturbed by other load)."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def peak_bytes(fn) -> int:
