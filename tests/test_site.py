@@ -398,6 +398,19 @@ def test_search_index_leaves_out_copies(site_dir):
     home = next(d["text"] for d in docs["docs"] if d["location"] == "#rope-in-three-sentences")
     assert "at position m pair i is rotated by the angle mθi" in home, home[:400]
     assert not [d["location"] for d in docs["docs"] if "\\(" in d["text"] or "\\theta" in d["text"]]
+    # ... and a notebook's prose (its Markdown cells) is searched like a page's
+    for page in ("paper-to-code/roformer/", "paper-to-code/roformer-exercise/"):
+        html = (site_dir / page / "index.html").read_text(encoding="utf-8")
+        searched = " ".join(d["text"] for d in docs["docs"] if d["location"].startswith(page))
+        paragraphs = re.findall(
+            r'<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^>]*>.*?<p>([^<]{40,})',
+            html,
+            re.S,
+        )
+        assert len(paragraphs) >= 3, page
+        for text in paragraphs:
+            words = " ".join(text.split()[:8])
+            assert words in " ".join(searched.split()), f"{page}: {words!r} not searchable"
 
 
 def test_pages_link_only_the_plugin_files_they_use(site_dir, site_pages):

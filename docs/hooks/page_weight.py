@@ -21,11 +21,12 @@ import re
 from pathlib import Path
 
 #: The opening tag of a code block (``highlight`` is pymdownx's and mkdocstrings' class,
-#: ``highlight-ipynb`` nbconvert's), of a notebook cell's input (its code, the hidden copy of
-#: it that the copy button reads, and its tags) or of mkdocstrings' "Source code in ..." block.
+#: ``highlight-ipynb`` nbconvert's for a notebook cell's code), of the hidden copy of a
+#: notebook cell's code that its copy button reads, or of mkdocstrings' "Source code in ..."
+#: block. (A notebook's Markdown cells, whose input area holds their prose, stay searchable.)
 RE_CODE_BLOCK = re.compile(
     r'<(?:div class="(?:[^"]*\s)?'
-    r'(?:highlight(?:-ipynb)?|jp-InputArea|clipboard-copy-txt)(?:\s[^"]*)?"'
+    r'(?:highlight(?:-ipynb)?|clipboard-copy-txt)(?:\s[^"]*)?"'
     r'|details class="mkdocstrings-source")(?![^>]*data-search-exclude)(?=[\s>])'
 )
 #: Links to what only the print edition uses (print-site's files) or only the API reference
