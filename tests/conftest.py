@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import pytest
+from readers import VIEWS, visit_every_page
 
 from tools.browser import launch_chromium, serve
 
@@ -176,12 +177,25 @@ def _render_figures_again() -> Path:
     return out
 
 
+#: The background jobs' results that take longest to come, latest last: a site test that waits
+#: for one runs after those that wait for none or for a quicker one, so that pytest's thread
+#: works while the browsers do.
+LATE_FIXTURES = ("other_process_svgs", "site_pdf", "views")
+
+
+def _lateness(item) -> int:
+    names = set(getattr(item, "fixturenames", ()))
+    return max((i + 1 for i, name in enumerate(LATE_FIXTURES) if name in names), default=0)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Mark the tests that need the built site or a browser ``site``, and run them last."""
+    """Mark the tests that need the built site or a browser ``site``, and run them last, those
+    that wait for the slowest background jobs at the very end."""
     for item in items:
         if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.site)
-    items.sort(key=lambda item: item.get_closest_marker("site") is not None)  # stable
+    # stable: within a group, the files' and the tests' order
+    items.sort(key=lambda item: (item.get_closest_marker("site") is not None, _lateness(item)))
 
 
 def pytest_collection_finish(session):
@@ -189,8 +203,8 @@ def pytest_collection_finish(session):
     if session.config.option.collectonly:
         return
     needs = set().union(*(getattr(i, "fixturenames", ()) for i in session.items))
-    if "views" in needs:
-        needs |= {"views_job"}
+    if needs & {"views", "axe_results"}:
+        needs |= {"visits"}
     if needs & {"site_dir", "site_url"}:
         needs |= {"site_build", "site_server"}
     wanted: list[str] = []
@@ -246,73 +260,7 @@ def job_result(name: str):
     return JOBS[name].result()
 
 
-# What a reader's browser shows: every page, in three views ----------------------------------------
-
-PAGE_PROBE = r"""
-async () => {
-  // Images: wait until every <img> has settled (loaded or failed).
-  await Promise.all([...document.images].map(img => img.complete ? null : new Promise(done => {
-    img.addEventListener('load', done);
-    img.addEventListener('error', done);
-  })));
-  const math = [...document.querySelectorAll('.arithmatex')];
-  const clone = document.body.cloneNode(true);
-  clone.querySelectorAll('pre, code, script, style, textarea, .katex-mathml, ' +
-                         '.md-search, .highlight').forEach(el => el.remove());
-  const equations = [...document.querySelectorAll('div.arithmatex[id^="eq-"]')].map(el => ({
-    id: el.id,
-    spoken: [...el.querySelectorAll('.katex-mathml math')].map(m => m.textContent).join(' '),
-  }));
-  const page = document.scrollingElement;
-  return {
-    arithmatex: math.length,
-    untypeset: math.filter(el => !el.querySelector('.katex')).length,
-    notebookMath: document.querySelectorAll('.jp-RenderedMarkdown .katex').length,
-    formulas: document.querySelectorAll('.arithmatex .katex').length,
-    mathml: document.querySelectorAll('.arithmatex .katex .katex-mathml math').length,
-    texSource: document.querySelectorAll(
-      '.arithmatex .katex-mathml annotation[encoding="application/x-tex"]').length,
-    mathErrors: document.querySelectorAll('.katex-error').length,
-    text: clone.textContent,
-    images: [...document.images].map(img => ({src: img.currentSrc || img.src,
-                                              ok: img.complete && img.naturalWidth > 0})),
-    figures: document.querySelectorAll('figure[id^="fig-"] img').length,
-    alts: [...document.querySelectorAll('article figure img')].map(img => img.alt || ''),
-    unspoken: [...document.querySelectorAll('.arithmatex .katex')].filter(c => {
-      const mml = c.querySelector('.katex-mathml math');
-      return !mml || !mml.textContent.trim();
-    }).length,
-    scripts: [...document.scripts].map(s => s.src).filter(Boolean),
-    overflow: page.scrollWidth - page.clientWidth,
-    equations,
-  };
-}
-"""
-
-
-def _record(context, url: str) -> dict:
-    """Open ``url`` in a new page of ``context``; what it requested, logged and showed."""
-    page = context.new_page()
-    record = {"requests": [], "failed": [], "console": []}
-    page.on("request", lambda r: record["requests"].append(r.url))
-    page.on("requestfailed", lambda r: record["failed"].append(f"{r.url} ({r.failure})"))
-    page.on(
-        "response", lambda r: r.status >= 400 and record["failed"].append(f"{r.url} ({r.status})")
-    )
-    page.on("console", lambda m: m.type == "error" and record["console"].append(m.text))
-    page.on("pageerror", lambda e: record["console"].append(f"page error: {e}"))
-    page.goto(url, wait_until="load")
-    record.update(page.evaluate(PAGE_PROBE))
-    page.close()
-    return record
-
-
-#: How the pages are opened: a desktop browser, a phone (360 px), and one without JavaScript.
-VIEWS = {
-    "desktop": {"viewport": {"width": 1280, "height": 900}},
-    "phone": {"viewport": {"width": 360, "height": 760}, "is_mobile": True, "has_touch": True},
-    "no-js": {"viewport": {"width": 1280, "height": 900}, "java_script_enabled": False},
-}
+# What a reader's browser shows: every page, by three readers (tests/readers.py) ----------------
 
 
 def _html_pages(site: Path) -> list[str]:
@@ -324,32 +272,18 @@ def _html_pages(site: Path) -> list[str]:
     return pages
 
 
-@background("views_job", after=("site_build", "site_server"))
+@background("visits", after=("site_build", "site_server"))
 def _open_every_page(site_build, site_server) -> dict[str, dict[str, dict]]:
-    """Open every page in each of :data:`VIEWS` once and record what the browser saw: in the
-    background, with a browser of its own (Playwright's sync API lives in this job's thread),
-    while the quick tests run."""
-    from playwright.sync_api import sync_playwright
-
-    pages = _html_pages(site_build[0])
-    out = {}
-    with sync_playwright() as p:
-        chromium = launch_chromium(p)
-        try:
-            for view, options in VIEWS.items():
-                context = chromium.new_context(**options)
-                out[view] = {path: _record(context, site_server + path) for path in pages}
-                context.close()
-        finally:
-            chromium.close()
-    return out
+    """Every page opened once by each reader of :data:`readers.VIEWS`, axe included (in the
+    background, with browsers of its own, while the quick tests run)."""
+    return visit_every_page(site_server, _html_pages(site_build[0]))
 
 
 @pytest.fixture(scope="session")
 def views(site_url, site_pages, summary) -> dict[str, dict[str, dict]]:
     """What the browser saw on every page in each of :data:`VIEWS` (opened once, in the
     background from the moment the site was served)."""
-    out = JOBS["views_job"].result()
+    out = JOBS["visits"].result()
     assert all(sorted(seen) == sorted(site_pages) for seen in out.values())
     summary.append(
         f"browser: {len(site_pages)} pages of the built site opened in headless Chromium, "

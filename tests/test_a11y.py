@@ -5,118 +5,39 @@ math typeset at build time, in the light (``default``) and the dark (``slate``) 
 Material picks from the reader's ``prefers-color-scheme``. The two palettes differ only in
 colour (the DOM is the same but for the ``data-md-color-scheme`` attribute), so every rule runs
 in the light palette and the rules that judge colours run again in the dark one, on the same
-page after the reader's click on the palette toggle. The one-page
-print edition (``print_page/``) repeats the other pages and is left out.
+page after the reader's click on the palette toggle, on the desktop reader's visit of
+tests/readers.py. Code tokens are checked for colour once per look (colour, size, weight,
+opacity, background), which a test below shows still catches a token of a look of its own. The
+one-page print edition (``print_page/``) repeats the other pages and is left out.
 """
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
-from conftest import background, job_result
+from readers import (
+    AXE_RUNS,
+    COLOUR_CONTEXT,
+    COLOUR_RULES,
+    MARK_SAME_LOOK,
+    SCHEMES,
+    SETTLED,
+    TO_SCHEME,
+    is_print_page,
+)
 
-from tools.browser import chromium_options
-
-SCHEMES = {"light": "default", "dark": "slate"}
 BLOCKING = ("serious", "critical")
-#: The axe rules whose outcome depends on the palette's colours.
-COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-#: KaTeX writes each formula twice: MathML, which screen readers read and axe checks, and an
-#: aria-hidden visual copy whose every glyph is a span in the colour of the surrounding text,
-#: whose contrast axe checks on that text. Leaving the copy out halves the colour checks.
-AXE_CONTEXT = {"exclude": [[".katex-html"]]}
-AXE_OPTIONS = {
-    "light": {"resultTypes": ["violations"]},
-    "dark": {"resultTypes": ["violations"], "runOnly": {"type": "rule", "values": COLOUR_RULES}},
-}
-
-PALETTE = r"""
-async () => {
-  const containers = [...document.querySelectorAll('.arithmatex .katex')];
-  return {
-    scheme: document.body.getAttribute('data-md-color-scheme'),
-    math: containers.length,
-
-  };
-}
-"""
-
-
-def _pages(site_pages):
-    return [p for p in site_pages if not p.startswith("print_page")]
-
-
-#: Material's palette switch to the dark palette: the radio button that the header's toggle
-#: ("Switch to dark mode") is the label of. It is clicked through the page's script, as the
-#: label passes its click on, whether or not the header shows the toggle at that width.
-TO_DARK = "document.querySelector('input.md-option[data-md-color-scheme=\"slate\"]').click()"
-SETTLED = "Promise.all(document.getAnimations().map(a => a.finished))"
-
-
-async def _axe_pages(site_url: str, paths: list[str], workers: int) -> dict:
-    """Run axe on each page in both palettes, ``workers`` pages at a time (each in its own
-    renderer process); ``{(palette, path): (scheme, violations)}``.
-
-    Each page is opened once, by a reader whose system prefers the light palette: axe runs
-    every rule, then the reader switches to the dark palette with Material's toggle (the same
-    attributes on ``<body>`` as a dark preference gives, see
-    :func:`test_a_dark_preference_and_the_toggle_give_the_same_palette`) and axe runs the
-    colour rules again. axe is injected once per page."""
-    from axe_playwright_python.async_playwright import Axe
-    from playwright.async_api import async_playwright
-
-    axe_script, queue, out = Axe().axe_script, asyncio.Queue(), {}
-    for path in paths:
-        queue.put_nowait(path)
-    async with async_playwright() as pw:
-
-        async def worker():  # one browser each: its pages render in a process of their own
-            browser = await pw.chromium.launch(**chromium_options())
-            try:
-                while not queue.empty():
-                    path = queue.get_nowait()
-                    # a context per page: Material keeps the reader's palette choice in storage
-                    context = await browser.new_context(
-                        color_scheme="light", viewport={"width": 1280, "height": 900}
-                    )
-                    page = await context.new_page()
-                    await page.goto(site_url + path)
-                    await page.evaluate(axe_script)
-                    for palette in ("light", "dark"):
-                        if palette == "dark":
-                            await page.evaluate(TO_DARK)
-                            await page.wait_for_function(
-                                f"document.body.dataset.mdColorScheme === {SCHEMES['dark']!r}"
-                            )
-                            await page.evaluate(SETTLED)
-                        seen = await page.evaluate(PALETTE)
-                        result = await page.evaluate(
-                            "([c, o]) => axe.run(c, o)", [AXE_CONTEXT, AXE_OPTIONS[palette]]
-                        )
-                        out[palette, path] = (seen["scheme"], result["violations"])
-                    await context.close()
-            finally:
-                await browser.close()
-
-        await asyncio.gather(*(worker() for _ in range(workers)))
-    return out
-
-
-@background("axe_results", after=("site_build", "site_server"))
-def _run_axe(site_build, site_server) -> dict:
-    """axe on every page in both palettes, in the background (Playwright's async API, in a
-    thread of its own, with a browser of its own per worker)."""
-    site, _ = site_build
-    pages = sorted(p.parent.relative_to(site).as_posix() for p in site.rglob("index.html"))
-    pages = [("" if p == "." else p + "/") for p in pages]
-    return asyncio.run(_axe_pages(site_server, _pages(pages), workers=1))
 
 
 @pytest.fixture(scope="module")
-def axe_results(site_url) -> dict:
-    """What axe found on each page in each palette: ``{(palette, path): (scheme, violations)}``."""
-    return job_result("axe_results")
+def axe_results(views) -> dict:
+    """What axe found on each page in each palette, on the desktop reader's visit
+    (tests/readers.py): ``{(palette, path): (scheme, violations)}``."""
+    return {
+        (palette, path): seen["axe"][palette]
+        for path, seen in views["desktop"].items()
+        if not is_print_page(path)
+        for palette in AXE_RUNS
+    }
 
 
 @pytest.mark.parametrize("palette", sorted(SCHEMES))
@@ -155,13 +76,50 @@ def test_a_dark_preference_and_the_toggle_give_the_same_palette(browser, site_ur
         page.goto(site_url + "equations/rope/")
         seen[preference] = page.evaluate(probe)
         if preference == "light":
-            page.evaluate(TO_DARK)
+            page.evaluate(TO_SCHEME, SCHEMES["dark"])
             page.wait_for_function(f"document.body.dataset.mdColorScheme === {SCHEMES['dark']!r}")
             page.evaluate(SETTLED)
             seen["toggled"] = page.evaluate(probe)
         context.close()
     assert seen["light"][0] == SCHEMES["light"] and seen["dark"][0] == SCHEMES["dark"]
     assert seen["toggled"] == seen["dark"] != seen["light"]
+
+
+def test_a_code_token_of_a_look_of_its_own_is_checked(browser, site_url, views):
+    """The colour rules skip a code listing only when each of its visible tokens looks like one
+    in a listing checked before it: a token given a colour of its own (pale grey on the
+    listing's background) is still checked and axe reports its contrast; so does a token of a
+    common class on a background of its own."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    marked = sum(v["same_look"]["light"]["marked"] for v in views["desktop"].values() if "axe" in v)
+    assert marked > 1000, "code tokens are deduplicated on the pages with listings"
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(site_url + "reference/rope/")
+    page.evaluate(Axe().axe_script)
+    colour_only = AXE_RUNS["dark"][0][1]  # the colour rules
+    assert colour_only["runOnly"]["values"] == COLOUR_RULES
+    before = page.evaluate(MARK_SAME_LOOK)
+    assert before["marked"] > 0
+    clean = page.evaluate("([c, o]) => axe.run(c, o)", [COLOUR_CONTEXT, colour_only])
+    assert not [v for v in clean["violations"] if v["impact"] in BLOCKING]
+    # two tokens that looked like an earlier one (and so were skipped), given looks of their own
+    page.evaluate(
+        """() => {
+          const [a, b] = [...document.querySelectorAll('.highlight code[data-axe-same-look] span')]
+            .filter(s => /[a-z]{3}/i.test(s.textContent) && s.getBoundingClientRect().right < 900);
+          a.style.color = '#d8d8d8';
+          b.style.background = '#e8e8e8';
+          b.style.color = '#f4f4f4';
+        }"""
+    )
+    page.evaluate(MARK_SAME_LOOK)
+    found = page.evaluate("([c, o]) => axe.run(c, o)", [COLOUR_CONTEXT, colour_only])
+    contrast = next(v for v in found["violations"] if v["id"] == "color-contrast")
+    styles = [n["html"] for n in contrast["nodes"]]
+    assert any("#d8d8d8" in h or "216, 216, 216" in h for h in styles), styles
+    assert any("#f4f4f4" in h or "244, 244, 244" in h for h in styles), styles
+    page.close()
 
 
 def test_math_is_readable_and_figures_are_described(views):

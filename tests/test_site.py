@@ -13,7 +13,8 @@ from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import ROOT, VIEWS
+from conftest import ROOT
+from readers import VIEWS
 
 #: TeX that must never be visible as text (code blocks excluded): the math is typeset at build.
 RAW_TEX = ("\\(", "\\)", "\\[", "\\]", "$$", "\\frac", "\\theta", "\\tag", "\\mathrm")
