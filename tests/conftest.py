@@ -260,7 +260,7 @@ def job_result(name: str):
     return JOBS[name].result()
 
 
-# What a reader's browser shows: every page, by three readers (tests/readers.py) ----------------
+# What a reader's browser shows: every page, by four readers (tests/readers.py) -----------------
 
 
 def _html_pages(site: Path) -> list[str]:

@@ -1,10 +1,12 @@
-"""Every page of the built site opened by three readers, once each: what the browser saw.
+"""Every page of the built site opened by four readers, once each: what the browser saw.
 
 * ``desktop``: JavaScript on, 1280 px wide, a system that prefers the light palette. On this
   visit axe also checks the page: every rule in the light palette, then, after the reader's
   click on Material's palette toggle, the rules that judge colours in the dark palette.
 * ``phone``: JavaScript on, 360 px wide, a touch screen.
-* ``no-js``: JavaScript off.
+* ``no-js``: JavaScript off, 1280 px wide.
+* ``phone-no-js``: JavaScript off, 360 px wide (nothing fits a wide formula, table or code
+  block into its box but the style sheets).
 
 Two workers, each with a Chromium of its own, share the visits (the longest first), so that
 the run keeps both cores busy while the tests in pytest's thread go on. conftest.py runs
@@ -20,8 +22,15 @@ VIEWS = {
     "desktop": {"viewport": {"width": 1280, "height": 900}, "color_scheme": "light"},
     "phone": {"viewport": {"width": 360, "height": 760}, "is_mobile": True, "has_touch": True},
     "no-js": {"viewport": {"width": 1280, "height": 900}, "java_script_enabled": False},
+    "phone-no-js": {
+        "viewport": {"width": 360, "height": 760},
+        "is_mobile": True,
+        "java_script_enabled": False,
+    },
 }
 
+#: How long a page may take to load, or axe to check it, on a machine whose every core is busy.
+TIMEOUT_MS = 300_000
 #: Material's palettes (``data-md-color-scheme``), by the name the tests use.
 SCHEMES = {"light": "default", "dark": "slate"}
 #: The axe rules whose outcome depends on the palette's colours.
@@ -239,6 +248,8 @@ async def _visit_every_page(site_url: str, paths: list[str], workers: int) -> di
                     view, path = queue.get_nowait()
                     if view not in tabs:
                         context = await browser.new_context(**VIEWS[view])
+                        # the print page, loaded while every core is busy, may take long
+                        context.set_default_timeout(TIMEOUT_MS)
                         tabs[view] = Tab(await context.new_page())
                     with_axe = view == "desktop" and not is_print_page(path)
                     out[view][path] = await tabs[view].visit(

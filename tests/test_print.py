@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import json
 import os
 import re
 import shutil
@@ -27,7 +28,7 @@ import pytest
 from conftest import CLEANUP, background, job_result
 
 from tools import print_pdf
-from tools.browser import serve
+from tools.browser import launch_chromium, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW_TEX = ("\\frac", "\\theta", "\\tag", "\\mathrm", "\\left", "$$", "\\(", "\\[")
@@ -122,18 +123,38 @@ def test_a_page_prints_without_chrome_with_math_figures_and_link_addresses(path,
 
 
 @background("site_pdf", after=("site_build", "site_server"))
-def _print_the_site(site_build, site_server) -> tuple[Path, int]:
-    """The PDF of the whole site, made as ``make pdf`` makes it (in the background, with a
-    browser of its own)."""
-    out = Path(tempfile.mkdtemp(prefix="rope-pdf-")) / "rope-explained.pdf"
-    CLEANUP.append(lambda: shutil.rmtree(out.parent, ignore_errors=True))
-    n_math = print_pdf.print_url(site_server + print_pdf.PRINT_PAGE, out, timeout_s=600)
-    return out, n_math
+def _print_the_site(site_build, site_server) -> dict:
+    """The PDF of the whole site, printed by ``make pdf``'s function from the print page
+    served at the site's root, and read back (in the background, with a browser of its own).
+
+    The print page's visit is recorded first (its requests, errors and table of contents), for
+    :func:`test_print_page_served_anywhere_asks_only_for_what_is_there`; the PDF is then
+    printed from the same page, as ``make pdf`` prints it once the page has loaded."""
+    from playwright.sync_api import sync_playwright
+
+    folder = Path(tempfile.mkdtemp(prefix="rope-pdf-"))
+    CLEANUP.append(lambda: shutil.rmtree(folder, ignore_errors=True))
+    out = folder / "rope-explained.pdf"
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            visit = _open_print_page(
+                browser,
+                site_server + print_pdf.PRINT_PAGE,
+                then=lambda page: print_pdf.print_open_page(page, out),
+            )
+        finally:
+            browser.close()
+    read = [sys.executable, str(Path(__file__).with_name("pdf_text.py")), str(out)]
+    subprocess.run([*read, str(folder / "pages.json")], check=True, timeout=600)
+    pages = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
+    return {"path": out, "n_math": visit.pop("then"), "pages": pages, "visit": visit}
 
 
 @pytest.fixture(scope="module")
-def site_pdf(site_url) -> tuple[Path, int]:
-    """The PDF of the whole site and its number of typeset formulas."""
+def site_pdf(site_url) -> dict:
+    """The PDF of the whole site (``path``), its number of typeset formulas (``n_math``), each
+    page's text and fonts (``pages``), and the visit of the print page it was printed from."""
     return job_result("site_pdf")
 
 
@@ -145,22 +166,13 @@ def test_make_pdf_runs_the_print_module():
     assert "-m tools.print_pdf site rope-explained.pdf" in proc.stdout
 
 
-def _font_names(page) -> set[str]:
-    """The names of the fonts a PDF page uses (``ABCDEF+KaTeX_Main-Regular``, ...)."""
-    fonts = page.get("/Resources", {}).get("/Font", {})
-    return {str(f.get_object().get("/BaseFont", "")) for f in fonts.values()}
-
-
 def test_pdf_of_the_whole_site(site_pdf, site_dir, content_pages, summary):
-    from pypdf import PdfReader
-
-    path, n_math = site_pdf
+    path, n_math = site_pdf["path"], site_pdf["n_math"]
     assert path.is_file() and path.read_bytes()[:5] == b"%PDF-"
     print_html = _print_html(site_dir)
     n_marked = len(re.findall(r'<(?:div|span) class="arithmatex"', print_html))
     assert n_math >= n_marked > 0, "all math typeset before printing"
-    reader = PdfReader(path)
-    texts = [p.extract_text() or "" for p in reader.pages]
+    texts = [p["text"] for p in site_pdf["pages"]]
     assert len(texts) >= len(content_pages)
     # TeX shows only where the site shows source code (docstrings keep their TeX there).
     code = _code_text(print_html)
@@ -186,7 +198,7 @@ def test_pdf_of_the_whole_site(site_pdf, site_dir, content_pages, summary):
     bounds = [p for p, _, _ in first_pages] + [len(texts)]
     for (first, title, n_eq), end in zip(first_pages, bounds[1:], strict=True):
         if n_eq:
-            fonts = set().union(*(_font_names(reader.pages[i]) for i in range(first, end)))
+            fonts = set().union(*(site_pdf["pages"][i]["fonts"] for i in range(first, end)))
             assert any("KaTeX_Main" in f for f in fonts), f"{title}: fonts {sorted(fonts)}"
             assert any("KaTeX_Math" in f for f in fonts), f"{title}: fonts {sorted(fonts)}"
     summary.append(
@@ -419,8 +431,9 @@ def test_print_page_cross_references_name_their_targets(site_dir):
 # ------------------------------------------------------------------------------------------------
 
 
-def _open_print_page(browser, url: str) -> dict:
-    """Open the print page at ``url`` and record its requests, failures and errors."""
+def _open_print_page(browser, url: str, then=None) -> dict:
+    """Open the print page at ``url`` and record its requests, failures and errors; then, if
+    given, call ``then(page)`` on the page and keep what it returns as ``seen["then"]``."""
     context = browser.new_context()
     seen: dict = {"requests": [], "failed": [], "errors": []}
     context.on("request", lambda r: seen["requests"].append(r.url))
@@ -442,6 +455,9 @@ def _open_print_page(browser, url: str) -> dict:
             "[...document.querySelectorAll('#print-page-toc a')].map(a => a.hash)"
         )
         seen["base"] = page.evaluate("new URL(__md_scope).pathname")
+        if then is not None:
+            page.set_default_timeout(600_000)  # the whole site, printed
+            seen["then"] = then(page)
     finally:
         context.close()
     return seen
@@ -458,16 +474,17 @@ def version_folder(site_dir, tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("where", ["root", "version folder"])
 def test_print_page_served_anywhere_asks_only_for_what_is_there(
-    where, site_url, version_folder, browser
+    where, site_url, version_folder, browser, site_pdf
 ):
     """No request to a wrong address, no console error, nothing from another host, whether
-    the print page is served at the site's root or from ``/rope-explained/0.1.0/``."""
+    the print page is served at the site's root (the visit the PDF is printed from) or from
+    ``/rope-explained/0.1.0/``."""
     with contextlib.ExitStack() as stack:
         if where == "root":
-            base = site_url
+            base, seen = site_url, site_pdf["visit"]
         else:
             base = stack.enter_context(serve(version_folder)) + "rope-explained/0.1.0/"
-        seen = _open_print_page(browser, base + "print_page/")
+            seen = _open_print_page(browser, base + "print_page/")
     prefix = urlsplit(base).path
     assert seen["failed"] == [], f"{where}: failed requests {seen['failed']}"
     assert seen["errors"] == [], f"{where}: console errors {seen['errors']}"

@@ -162,7 +162,7 @@ def test_content_pages_have_math(reports, content_pages, site_dir):
 @pytest.mark.parametrize("view", sorted(VIEWS))
 def test_nothing_widens_the_page(views, view):
     """No formula, figure, table or code block makes the page scroll sideways (a wide one
-    scrolls inside its own box), on a 360 px phone too."""
+    scrolls inside its own box), on a 360 px phone too, with JavaScript or without."""
     _fail_pages(
         {p: r["overflow"] > 0 and f"{r['overflow']} px too wide" for p, r in views[view].items()},
         f"pages wider than the {view} screen",
@@ -479,21 +479,3 @@ def _css_tokens(text: str) -> list[str]:
             continue
         kept.append(token)
     return kept
-
-
-def test_nothing_widens_a_phone_page_without_javascript(browser, site_url, site_pages):
-    """At 360 px with JavaScript off (no script fits a wide formula, table or code block into
-    its box) no page scrolls sideways."""
-    context = browser.new_context(
-        viewport={"width": 360, "height": 760}, is_mobile=True, java_script_enabled=False
-    )
-    page = context.new_page()
-    problems = {}
-    for path in site_pages:
-        page.goto(site_url + path, wait_until="load")
-        wide = page.evaluate(
-            "() => document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
-        )
-        problems[path] = wide > 0 and f"{wide} px too wide"
-    context.close()
-    _fail_pages(problems, "pages wider than a 360 px screen without JavaScript")

@@ -11,6 +11,7 @@ import contextlib
 import functools
 import http.server
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,14 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A browser that leaves a page closes the connections of what it was still loading:
+        not an error of the server (anything else is reported as usual)."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def serve(directory: str | Path, port: int = 0) -> Iterator[str]:
     """Serve ``directory`` on 127.0.0.1; yield the base URL (ends with ``/``).
@@ -46,7 +55,7 @@ def serve(directory: str | Path, port: int = 0) -> Iterator[str]:
     if not directory.is_dir():
         raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
     handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server = _Server(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -29,18 +29,31 @@ FONTS_READY = """async () => {
 }"""
 
 
+def print_open_page(page, out: str | Path) -> int:
+    """Print a page that has loaded to the PDF ``out`` once its fonts and images have loaded.
+
+    Args:
+        page: A Playwright page (sync API) after its ``load`` event.
+        out: Path of the PDF to write.
+
+    Returns:
+        The number of typeset formulas (KaTeX's ``.katex`` elements) on the page.
+    """
+    page.emulate_media(media="print")
+    n_math = page.evaluate(FONTS_READY)
+    page.wait_for_function("Array.from(document.images).every((img) => img.complete)")
+    page.pdf(path=str(out), print_background=True, prefer_css_page_size=True)
+    return n_math
+
+
 def _print_page(browser, url: str, out: Path, timeout_s: float) -> int:
     page = browser.new_page()
     try:
         page.set_default_timeout(timeout_s * 1000)
         page.goto(url, wait_until="load")
-        page.emulate_media(media="print")
-        n_math = page.evaluate(FONTS_READY)
-        page.wait_for_function("Array.from(document.images).every((img) => img.complete)")
-        page.pdf(path=str(out), print_background=True, prefer_css_page_size=True)
+        return print_open_page(page, out)
     finally:
         page.close()
-    return n_math
 
 
 def print_url(url: str, out: str | Path, *, timeout_s: float = 120.0, browser=None) -> int:
