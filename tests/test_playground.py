@@ -717,21 +717,28 @@ class Console:
         self.all: list[str] = []
         self.mark = 0
         self.dialogs: list[str] = []
-        page.on("pageerror", lambda e: self.all.append(f"pageerror: {e.message}\n{e.stack}"))
-        page.on(
-            "console",
-            lambda m: (
-                self.all.append(f"console: {m.text} @ {m.location.get('url')}")
-                if m.type == "error"
-                else None
-            ),
-        )
+        self.page = page
 
         def on_dialog(d):
             self.dialogs.append(d.message)
             d.dismiss()
 
-        page.on("dialog", on_dialog)
+        self.listeners = {
+            "pageerror": lambda e: self.all.append(f"pageerror: {e.message}\n{e.stack}"),
+            "console": lambda m: (
+                self.all.append(f"console: {m.text} @ {m.location.get('url')}")
+                if m.type == "error"
+                else None
+            ),
+            "dialog": on_dialog,
+        }
+        for event, listener in self.listeners.items():
+            page.on(event, listener)
+
+    def stop(self):
+        """Stop recording (the page goes on to another test)."""
+        for event, listener in self.listeners.items():
+            self.page.remove_listener(event, listener)
 
     def settle(self):
         self.mark = len(self.all)
@@ -745,11 +752,21 @@ class Console:
         return self.all[self.mark :]
 
 
-@pytest.fixture()
-def pg(browser, site_url):
-    """A fresh playground page (light palette) and its console record."""
+@pytest.fixture(scope="module")
+def pg_tab(browser):
+    """One browser tab (light palette) for the tests that each open the playground afresh: a
+    new tab for each would start a renderer process each time, and the playground keeps
+    nothing in storage that a reload would not reset."""
     context = browser.new_context(viewport={"width": 1280, "height": 1100}, color_scheme="light")
-    page = context.new_page()
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture()
+def pg(pg_tab, site_url):
+    """The playground freshly opened (in :func:`pg_tab`) and its console record."""
+    page = pg_tab
+    page.goto("about:blank")  # what the previous test left under way ends before the record
     console = Console(page)
     page.goto(site_url + "playground/")
     page.wait_for_function(
@@ -759,7 +776,7 @@ def pg(browser, site_url):
     console.settle()
     assert not [e for e in console.at_load if "javascripts/playground/" in e], console.at_load
     yield page, console
-    context.close()
+    console.stop()
 
 
 def renders(page) -> int:
