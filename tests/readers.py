@@ -79,10 +79,8 @@ MARK_SAME_LOOK = r"""
     for (let e = el; e && e !== document.documentElement; e = e.parentElement) {
       const s = getComputedStyle(e);
       layers.push(s.backgroundColor, s.backgroundImage, s.opacity);
-      if (s.backgroundColor !== 'rgba(0, 0, 0, 0)' && !s.backgroundColor.endsWith(', 0)')) {
-        const alpha = s.backgroundColor.match(/rgba\(.*,\s*([\d.]+)\)/);
-        if (!alpha) break;  // opaque: nothing behind it shows through
-      }
+      // rgba(): transparent or translucent, what is behind shows through; else opaque
+      if (!s.backgroundColor.startsWith('rgba(')) break;
     }
     return layers.join(';');
   };
@@ -178,7 +176,7 @@ class Tab:
 
     def __init__(self, page):
         self.page = page
-        self.record: dict = {}
+        self.record: dict | None = None  # the visit under way, if any
         log = self._log
         page.on("request", lambda r: log("requests", r.url))
         page.on("requestfailed", lambda r: log("failed", f"{r.url} ({r.failure})"))
@@ -187,7 +185,7 @@ class Tab:
         page.on("pageerror", lambda e: log("console", f"page error: {e}"))
 
     def _log(self, key: str, value: str) -> None:
-        if self.record:
+        if self.record is not None:
             self.record[key].append(value)
 
     async def visit(self, url: str, axe_script: str | None) -> dict:
@@ -199,7 +197,7 @@ class Tab:
         self.record = record = {"requests": [], "failed": [], "console": []}
         await page.goto(url, wait_until="load")
         record.update(await page.evaluate(PAGE_PROBE))
-        self.record = {}  # what the reader's visit produced, before axe touches the page
+        self.record = None  # what the reader's visit produced, before axe touches the page
         if axe_script is not None:
             record["axe"], record["same_look"] = {}, {}
             await page.evaluate(axe_script)
