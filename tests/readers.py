@@ -161,6 +161,14 @@ def is_print_page(path: str) -> bool:
     return path.startswith("print_page")
 
 
+def wait_for_page(page, url: str) -> None:
+    """Wait until a (synchronous Playwright) tab shows the page at ``url``, whatever the
+    fragment. The theme's anchor tracking writes the visible heading's id onto the current
+    address a quarter second after a scroll; a test's click scrolls its link into view and
+    navigates at once, so the previous page's id can land on the new page's address."""
+    page.wait_for_url(lambda shown: shown.split("#")[0] == url)
+
+
 async def switch_palette(page, palette: str) -> None:
     """Click Material's palette toggle to ``palette`` and wait until the page shows it."""
     scheme = SCHEMES[palette]

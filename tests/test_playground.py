@@ -34,6 +34,7 @@ from playground_cases import (
     reference_cases,
     reference_trace,
 )
+from readers import wait_for_page
 
 from rope_explained.embedding import LETTER_STEP, VOCAB, tokenize
 from rope_explained.examples import (
@@ -1204,7 +1205,7 @@ def test_instant_navigation_starts_leaves_and_restarts(browser, site_url):
     link = f'nav.md-nav--primary a[href="{site_url}playground/"]'
     # (a) from the home page, by the navigation's link
     page.locator(link).first.click()
-    page.wait_for_url(f"{site_url}playground/")
+    wait_for_page(page, f"{site_url}playground/")
     started(page, 1)
     assert page.evaluate("() => window.sameDocument") is True, "not an instant navigation"
     assert shown_prediction(page) == predict_next(OPENING_PROMPT)
@@ -1213,14 +1214,14 @@ def test_instant_navigation_starts_leaves_and_restarts(browser, site_url):
     # (b) away, then back with the browser's back button, then away and back by the link
     for back in ("history", "link"):
         page.locator(f'article a[href="{site_url}forward-pass/"]').first.click()
-        page.wait_for_url(f"{site_url}forward-pass/")
+        wait_for_page(page, f"{site_url}forward-pass/")
         page.wait_for_function("() => RopePlayground.current === null")
         assert page.locator(".rope-playground").count() == 0
         if back == "history":
             page.go_back()
         else:
             page.locator(link).first.click()
-        page.wait_for_url(f"{site_url}playground/")
+        wait_for_page(page, f"{site_url}playground/")
         started(page, 2 if back == "history" else 3)
     assert page.evaluate("() => window.sameDocument") is True, "not an instant navigation"
     assert page.evaluate("(o) => RopePlayground.current !== o", first)

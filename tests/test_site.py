@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from conftest import ROOT
-from readers import VIEWS
+from readers import VIEWS, wait_for_page
 
 #: TeX that must never be visible as text (code blocks excluded): the math is typeset at build.
 RAW_TEX = ("\\(", "\\)", "\\[", "\\]", "$$", "\\frac", "\\theta", "\\tag", "\\mathrm")
@@ -254,7 +254,7 @@ def test_instant_navigation_shows_the_new_page_math_only(
     )
     assert link, f"no visible nav link from /{start} to /{target}"
     page.click("[data-test-target]")
-    page.wait_for_url(site_url + target)
+    wait_for_page(page, site_url + target)
     page.wait_for_function("() => document.querySelectorAll('article .katex').length > 0")
     result = page.evaluate(
         """() => {
