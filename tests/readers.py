@@ -154,6 +154,8 @@ TO_SCHEME = (
     'scheme => document.querySelector(`input.md-option[data-md-color-scheme="${scheme}"]`).click()'
 )
 SETTLED = "Promise.all(document.getAnimations().map(a => a.finished))"
+#: Whether the page shows the palette ``scheme`` (for ``wait_for_function(..., arg=scheme)``).
+SHOWS_SCHEME = "scheme => document.body.dataset.mdColorScheme === scheme"
 
 
 def is_print_page(path: str) -> bool:
@@ -173,7 +175,7 @@ async def switch_palette(page, palette: str) -> None:
     """Click Material's palette toggle to ``palette`` and wait until the page shows it."""
     scheme = SCHEMES[palette]
     await page.evaluate(TO_SCHEME, scheme)
-    await page.wait_for_function(f"document.body.dataset.mdColorScheme === {scheme!r}")
+    await page.wait_for_function(SHOWS_SCHEME, arg=scheme)
     await page.evaluate(SETTLED)
 
 

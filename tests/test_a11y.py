@@ -21,6 +21,7 @@ from readers import (
     MARK_SAME_LOOK,
     SCHEMES,
     SETTLED,
+    SHOWS_SCHEME,
     TO_SCHEME,
     is_print_page,
 )
@@ -77,7 +78,7 @@ def test_a_dark_preference_and_the_toggle_give_the_same_palette(browser, site_ur
         seen[preference] = page.evaluate(probe)
         if preference == "light":
             page.evaluate(TO_SCHEME, SCHEMES["dark"])
-            page.wait_for_function(f"document.body.dataset.mdColorScheme === {SCHEMES['dark']!r}")
+            page.wait_for_function(SHOWS_SCHEME, arg=SCHEMES["dark"])
             page.evaluate(SETTLED)
             seen["toggled"] = page.evaluate(probe)
         context.close()
@@ -127,7 +128,7 @@ def test_math_is_readable_and_figures_are_described(views):
     it shows (on every page as a desktop browser opened it)."""
     n_math = n_fig = 0
     for path, seen in views["desktop"].items():
-        if path.startswith("print_page"):
+        if is_print_page(path):
             continue
         assert seen["unspoken"] == 0, f"{path}: formulas without MathML to read"
         n_math += seen["formulas"]
