@@ -435,6 +435,8 @@ def _open_print_page(browser, url: str, then=None) -> dict:
     """Open the print page at ``url`` and record its requests, failures and errors; then, if
     given, call ``then(page)`` on the page and keep what it returns as ``seen["then"]``."""
     context = browser.new_context()
+    # the whole site on one page, loaded (and printed) while every core is busy
+    context.set_default_timeout(600_000)
     seen: dict = {"requests": [], "failed": [], "errors": []}
     context.on("request", lambda r: seen["requests"].append(r.url))
     context.on("requestfailed", lambda r: seen["failed"].append(f"{r.url} ({r.failure})"))
@@ -456,7 +458,6 @@ def _open_print_page(browser, url: str, then=None) -> dict:
         )
         seen["base"] = page.evaluate("new URL(__md_scope).pathname")
         if then is not None:
-            page.set_default_timeout(600_000)  # the whole site, printed
             seen["then"] = then(page)
     finally:
         context.close()
