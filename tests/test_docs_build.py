@@ -287,3 +287,39 @@ def test_signature_cache_formats_each_signature_once(tmp_path, monkeypatch):
     later.load()
     assert later.wrap(formatter)("def f(a, b): pass", 60) == "DEF F(A, B): PASS"
     assert len(calls) == 2  # read back, not formatted again
+
+
+def test_signature_cache_sees_through_the_handlers_random_placeholders(tmp_path, monkeypatch):
+    """The handler hides each cross-reference behind a random placeholder of the name's length,
+    new on every build: the cache still formats a signature once, hands each build its own
+    placeholders back, and keeps only what the last build used."""
+    import signatures  # docs/hooks/
+    from mkdocstrings_handlers.python._internal import rendering
+
+    assert isinstance(getattr(rendering.do_stash_crossref, "stash", None), dict)
+    monkeypatch.setattr(signatures, "CACHE_DIR", tmp_path)
+    calls = []
+
+    def formatter(code, line_length):
+        calls.append(code)
+        return code.replace("(", "(\n    ")
+
+    builds = [{"_ab1": "np.ndarray", "_Zq": "int"}, {"_x9Q": "np.ndarray", "_p0": "int"}]
+    for stash in builds:
+        cache = signatures.SignatureCache()
+        cache.load()
+        fmt = cache.wrap(formatter, stash)
+        a, i = stash  # the placeholders of "np.ndarray" and "int"
+        code = f"def xx(q: {a}, n: {i} = 2, m: {i} = 3) -> {a}: pass"
+        out = fmt(code, 20)
+        assert out == code.replace("(", "(\n    ")  # this build's placeholders, in place
+        assert fmt("def yy(s: str) -> str: pass", 20).startswith("def yy(\n")
+        cache.save()
+    assert len(calls) == 2  # each signature once, over both builds
+    assert calls[0] == "def xx(q: _000, n: _01 = 2, m: _01 = 3) -> _000: pass"
+    cache = signatures.SignatureCache()
+    cache.load()
+    cache.save()  # a build that formats nothing keeps nothing
+    assert signatures.SignatureCache.key(calls[0], 20) not in cache.formatted
+    # a placeholder number that is also a name of the signature: not cached, formatted as is
+    assert signatures.canonical("def f(a: _00, b: _x1): pass", {"_x1": "int"}) is None
