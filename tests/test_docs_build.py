@@ -261,43 +261,60 @@ def test_build_states_values_in_text_math_and_captions(tmp_path):
     assert cached in again.stderr, again.stderr[-3000:]
 
 
-def test_signature_cache_formats_each_signature_once(tmp_path, monkeypatch):
-    """docs/hooks/signatures.py: the handler's formatter runs once per distinct signature, its
-    text comes back unchanged from the cache in a later build, and the handler still has the
-    function the hook wraps (else the hook would silently do nothing)."""
-    import signatures  # docs/hooks/
-    from mkdocstrings_handlers.python._internal import rendering
+class _Config:
+    """What Memo.begin reads of MkDocs' configuration."""
 
-    assert callable(getattr(rendering, "_get_formatter", None))
-    monkeypatch.setattr(signatures, "CACHE_DIR", tmp_path)
+    def __init__(self, docs_dir):
+        self.docs_dir = str(docs_dir)
+
+
+def test_memo_keeps_what_a_build_used_and_starts_over_when_its_salt_changes(tmp_path, monkeypatch):
+    """docs/hooks/hooklib.py's Memo: values come back in a later build (another process reads
+    the file), a build keeps only the entries it used, and a new salt starts empty."""
+    monkeypatch.setattr(hooklib, "MEMO_DIR", tmp_path)
+    config = _Config(tmp_path / "docs")
     calls = []
 
-    def formatter(code, line_length):
-        calls.append(code)
-        return code.upper()[:line_length]
+    def compute(x):
+        calls.append(x)
+        return {"double": 2 * x}
 
-    first = signatures.SignatureCache()
-    first.load()
-    fmt = first.wrap(formatter)
-    assert [fmt("def f(a, b): pass", 60), fmt("def f(a, b): pass", 60)] == ["DEF F(A, B): PASS"] * 2
-    assert fmt("def f(a, b): pass", 5) == "DEF F"
-    assert len(calls) == 2  # one per (signature, line length)
+    first = hooklib.Memo("demo")
+    first.begin(config, "lib 1.0")
+    assert [first(first.key(str(x)), lambda x=x: compute(x)) for x in (1, 2, 1)] == [
+        {"double": 2},
+        {"double": 4},
+        {"double": 2},
+    ]
+    assert calls == [1, 2]
     first.save()
-    later = signatures.SignatureCache()
-    later.load()
-    assert later.wrap(formatter)("def f(a, b): pass", 60) == "DEF F(A, B): PASS"
-    assert len(calls) == 2  # read back, not formatted again
+    later = hooklib.Memo("demo")
+    later.begin(config, "lib 1.0")
+    assert later(later.key("2"), lambda: compute(2)) == {"double": 4}
+    assert calls == [1, 2]  # read back, not computed again
+    later.save()  # this build used "2" only
+    again = hooklib.Memo("demo")
+    again.begin(config, "lib 1.0")
+    assert again.get(again.key("1")) is None and again.get(again.key("2")) == {"double": 4}
+    newer = hooklib.Memo("demo")
+    newer.begin(config, "lib 2.0")
+    assert newer.get(newer.key("2")) is None  # another version: computed afresh
+    assert hooklib.Memo.key("ab", "c") != hooklib.Memo.key("a", "bc")
 
 
-def test_signature_cache_sees_through_the_handlers_random_placeholders(tmp_path, monkeypatch):
-    """The handler hides each cross-reference behind a random placeholder of the name's length,
-    new on every build: the cache still formats a signature once, hands each build its own
-    placeholders back, and keeps only what the last build used."""
-    import signatures  # docs/hooks/
-    from mkdocstrings_handlers.python._internal import rendering
+def test_signature_memo_sees_through_the_handlers_random_placeholders(tmp_path, monkeypatch):
+    """docs/hooks/api_reference.py: the handler hides each cross-reference of a signature behind
+    a random placeholder of the name's length, new on every build. The formatter still runs once
+    per signature, each build gets its own placeholders back, and the handler still has what
+    the hook wraps (else the hook would silently do nothing)."""
+    import api_reference  # docs/hooks/
+    from mkdocstrings_handlers.python._internal import handler, rendering
 
+    assert callable(getattr(rendering, "_get_formatter", None))
     assert isinstance(getattr(rendering.do_stash_crossref, "stash", None), dict)
-    monkeypatch.setattr(signatures, "CACHE_DIR", tmp_path)
+    assert callable(getattr(handler.PythonHandler, "render", None))
+    monkeypatch.setattr(hooklib, "MEMO_DIR", tmp_path)
+    config = _Config(tmp_path / "docs")
     calls = []
 
     def formatter(code, line_length):
@@ -306,20 +323,82 @@ def test_signature_cache_sees_through_the_handlers_random_placeholders(tmp_path,
 
     builds = [{"_ab1": "np.ndarray", "_Zq": "int"}, {"_x9Q": "np.ndarray", "_p0": "int"}]
     for stash in builds:
-        cache = signatures.SignatureCache()
-        cache.load()
-        fmt = cache.wrap(formatter, stash)
+        memo = hooklib.Memo("signatures")
+        memo.begin(config, "ruff 1")
+        fmt = api_reference.cached_formatter(formatter, stash, memo)
         a, i = stash  # the placeholders of "np.ndarray" and "int"
         code = f"def xx(q: {a}, n: {i} = 2, m: {i} = 3) -> {a}: pass"
-        out = fmt(code, 20)
-        assert out == code.replace("(", "(\n    ")  # this build's placeholders, in place
+        assert fmt(code, 20) == code.replace("(", "(\n    ")  # this build's placeholders
         assert fmt("def yy(s: str) -> str: pass", 20).startswith("def yy(\n")
-        cache.save()
-    assert len(calls) == 2  # each signature once, over both builds
+        assert fmt("def yy(s: str) -> str: pass", 30).startswith("def yy(\n")
+        memo.save()
+    assert len(calls) == 3  # each (signature, line length) once, over both builds
     assert calls[0] == "def xx(q: _000, n: _01 = 2, m: _01 = 3) -> _000: pass"
-    cache = signatures.SignatureCache()
-    cache.load()
-    cache.save()  # a build that formats nothing keeps nothing
-    assert signatures.SignatureCache.key(calls[0], 20) not in cache.formatted
     # a placeholder number that is also a name of the signature: not cached, formatted as is
-    assert signatures.canonical("def f(a: _00, b: _x1): pass", {"_x1": "int"}) is None
+    assert api_reference.canonical("def f(a: _00, b: _x1): pass", {"_x1": "int"}) is None
+
+
+def test_api_reference_from_the_memo_is_the_api_reference_rendered(tmp_path):
+    """A build whose API reference comes from docs/hooks/api_reference.py's memo writes the
+    same files as the build that rendered it: pages, cross-references to aliases (a module's
+    imported names, registered when rendering looks up their targets), and the inventory."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "experiments.md").write_text("# experiments\n\n::: rope_explained.experiments\n")
+    (docs / "heads.md").write_text(
+        "# heads\n\n::: rope_explained.heads\n\n"
+        "See [it][rope_explained.experiments.constant_key_vector].\n"
+    )
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        textwrap.dedent(
+            f"""
+            site_name: test
+            docs_dir: {docs}
+            site_dir: {tmp_path / "site"}
+            theme: mkdocs
+            hooks: [{ROOT / "docs" / "hooks" / "api_reference.py"}]
+            plugins:
+              - autorefs
+              - mkdocstrings:
+                  handlers:
+                    python:
+                      paths: [{ROOT}]
+                      options:
+                        show_source: false
+                        separate_signature: true
+                        signature_crossrefs: true
+                        show_signature_annotations: true
+                        line_length: 40
+            markdown_extensions: [attr_list, pymdownx.highlight, pymdownx.superfences]
+            """
+        )
+    )
+    builds = []
+    for name in ("rendered", "remembered"):
+        site = tmp_path / name
+        proc = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "-f", str(config)],
+            cwd=ROOT,
+            env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "Could not find cross-reference" not in proc.stderr, proc.stderr[-3000:]
+        (tmp_path / "site").rename(site)
+        builds.append((site, proc.stderr))
+    (first, log1), (second, log2) = builds
+    assert "API reference: 2 objects rendered, 0 from cache" in log1, log1[-2000:]
+    assert "API reference: 0 objects rendered, 2 from cache" in log2, log2[-2000:]
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
+    differ = [f for f in files if (first / f).read_bytes() != (second / f).read_bytes()]
+    assert differ == []
+    heads = (second / "heads" / "index.html").read_text()
+    assert 'href="#rope_explained.heads.constant_key_vector"' in heads  # the alias, resolved
+    import zlib
+
+    inventory = zlib.decompress((second / "objects.inv").read_bytes().split(b"\n", 4)[4])
+    assert b"rope_explained.experiments.constant_key_vector py:" in inventory  # the alias

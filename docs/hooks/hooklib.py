@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import html
 import importlib
+import json
 import multiprocessing
 import os
 import posixpath
@@ -577,3 +578,111 @@ def content_hash(*parts: bytes) -> str:
     for part in parts:
         h.update(part)
     return h.hexdigest()[:20]
+
+
+# --------------------------------------------------------------------------------------------
+# What deterministic steps of the build returned, kept between builds
+# --------------------------------------------------------------------------------------------
+
+MEMO_DIR = ROOT / ".cache" / "memo"
+
+
+class Memo:
+    """What one deterministic step of the build returned for each of its inputs, kept in
+    ``.cache/memo/site/<name>.json`` so that a build with nothing changed does not redo it (a
+    site whose pages are not this repository's ``docs/``, such as a test's, keeps its own
+    folder beside ``site/``).
+
+    A key (:meth:`key`) is a hash of everything the step reads for one input; the *salt*
+    (:meth:`begin`) is a hash of what it reads for every input: the versions of the libraries
+    that do the work, the configuration, the hook's own source. A different salt starts empty.
+    Values are JSON. :meth:`save` keeps only the entries the build used, so the file holds one
+    build's worth. ``mkdocs serve`` keeps the entries in memory between its rebuilds.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.path = MEMO_DIR / "site" / f"{name}.json"
+        self.salt: str | None = None
+        self.entries: dict[str, object] = {}
+        self.used: set[str] = set()
+        self.added = 0
+        self.hits = 0
+
+    def begin(self, config, *salt: str | bytes) -> None:
+        """Start a build of the site of ``config``: read the file if the salt changed (or on the
+        first build)."""
+        docs = Path(config.docs_dir).resolve()
+        site = "site" if docs == ROOT / "docs" else content_hash(str(docs).encode())
+        path = MEMO_DIR / site / f"{self.name}.json"
+        salt_hash = content_hash(*(s.encode() if isinstance(s, str) else s for s in salt))
+        if salt_hash != self.salt or path != self.path:
+            self.path = path
+            self.salt, self.entries = salt_hash, {}
+            try:
+                stored = json.loads(self.path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                stored = {}
+            if isinstance(stored, dict) and stored.get("salt") == salt_hash:
+                self.entries = dict(stored.get("entries") or {})
+        self.used, self.added, self.hits = set(), 0, 0
+
+    @staticmethod
+    def key(*parts: str | bytes) -> str:
+        """A hash of ``parts`` (each one's length is hashed too, so no two splits collide)."""
+        h = hashlib.sha256()
+        for part in parts:
+            data = part.encode() if isinstance(part, str) else part
+            h.update(f"{len(data)}:".encode())
+            h.update(data)
+        return h.hexdigest()[:32]
+
+    def get(self, key: str):
+        """The stored value of ``key``, or None."""
+        if key in self.entries:
+            self.used.add(key)
+            self.hits += 1
+            return self.entries[key]
+        return None
+
+    def keep(self, keys) -> None:
+        """Count ``keys`` as used by this build (a later step needs them, not this one)."""
+        self.used.update(k for k in keys if k in self.entries)
+
+    def put(self, key: str, value) -> None:
+        self.entries[key] = value
+        self.used.add(key)
+        self.added += 1
+
+    def __call__(self, key: str, compute):
+        """The stored value of ``key``, or ``compute()`` (then stored)."""
+        value = self.get(key)
+        if value is None:
+            value = compute()
+            self.put(key, value)
+        return value
+
+    def save(self) -> None:
+        """Write the entries this build used (if they differ from what the file holds)."""
+        if self.salt is None or (not self.added and len(self.used) == len(self.entries)):
+            return
+        self.entries = {k: self.entries[k] for k in sorted(self.used)}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(
+            json.dumps({"salt": self.salt, "entries": self.entries}, separators=(",", ":")),
+            encoding="utf-8",
+        )
+        tmp.replace(self.path)
+        self.added = 0
+
+
+def source_of(*paths: Path) -> bytes:
+    """The bytes of some files (every ``*.py`` under a folder), in a stable order: a salt."""
+    out = []
+    for path in paths:
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for file in files:
+            name = file.relative_to(ROOT) if file.is_relative_to(ROOT) else file.name
+            out.append(str(name).encode() + b"\0" + file.read_bytes())
+    return b"\0".join(out)
