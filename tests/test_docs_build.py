@@ -402,3 +402,39 @@ def test_api_reference_from_the_memo_is_the_api_reference_rendered(tmp_path):
 
     inventory = zlib.decompress((second / "objects.inv").read_bytes().split(b"\n", 4)[4])
     assert b"rope_explained.experiments.constant_key_vector py:" in inventory  # the alias
+
+
+def test_search_entries_from_the_memo_are_the_entries_parsed(tmp_path, monkeypatch):
+    """docs/hooks/search_index.py: a page's search entries come from the memo only while
+    everything the search plugin reads of the page is unchanged, and equal what it parses."""
+    import search_index  # docs/hooks/
+    from material.plugins.search.plugin import SearchIndex
+    from mkdocs.structure.toc import get_toc
+
+    monkeypatch.setattr(hooklib, "MEMO_DIR", tmp_path)
+    original = getattr(SearchIndex.add_entry_from_context, "original", None)
+    original = original or SearchIndex.add_entry_from_context
+
+    class Page:
+        def __init__(self, content, title="T"):
+            self.content, self.url, self.title, self.meta = content, "p/", title, {}
+            self.toc = get_toc([{"level": 2, "id": "a", "name": "A", "children": []}])
+
+    pages = [
+        Page('<h1 id="t">T</h1><p>one</p><h2 id="a">A</h2><p>two</p>'),
+        Page('<h1 id="t">T</h1><p>one</p><h2 id="a">A</h2><p>three</p>'),  # new content
+        Page('<h1 id="t">T</h1><p>one</p><h2 id="a">A</h2><p>three</p>', title="U"),
+    ]
+    for build in range(2):
+        memo = hooklib.Memo("search-entries")
+        memo.begin(_Config(tmp_path / "docs"), "material 9")
+        monkeypatch.setattr(search_index, "ENTRIES", memo)
+        add = search_index.cached_add_entry(original, memo)
+        for page in pages:
+            cached, parsed = SearchIndex(), SearchIndex()
+            add(cached, page)
+            original(parsed, page)
+            assert cached.entries == parsed.entries and parsed.entries
+        assert (memo.added, memo.hits) == ((3, 0) if build == 0 else (0, 3))
+        memo.save()
+    assert [e["text"] for e in parsed.entries] == ["<p>one</p>", "<p>three</p>"]

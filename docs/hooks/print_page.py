@@ -28,11 +28,17 @@ plugin's page and its layout, and gives the page what the plugin gets wrong:
 After the plugin has written the page, the hook checks it: every id is unique and every
 in-page link (``href="#..."``) names one of them; a problem is a warning, which fails
 ``mkdocs build --strict``.
+
+Both steps are functions of their input alone: a section is kept for the next build keyed by
+the page's content, its address and the sections' keys, and the check's findings by the
+written page (:class:`hooklib.Memo`, salted with this file), so a build with nothing changed
+parses neither again.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import posixpath
 import re
@@ -41,6 +47,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
+from hooklib import Memo, source_of
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import CombinedEvent, event_priority
 
@@ -294,6 +301,7 @@ def _combined(plugin, print_page_url: str):
         parts.append(renderer._toc())
     styles: list[str] = []
     done: set[str] = set()
+    all_keys = json.dumps(keys, sort_keys=True)
 
     def walk(items, level=0, prefix=""):
         links = []
@@ -311,7 +319,12 @@ def _combined(plugin, print_page_url: str):
                 content = item.content
                 if "<h1" not in content:
                     content = f"<h1>{escape(item.title)}</h1>{content}"
-                body = print_section_html(content, item.url, keys, print_page_url)
+                body = SECTIONS(
+                    SECTIONS.key(content, item.url, all_keys, print_page_url),
+                    lambda text=content, url=item.url: print_section_html(
+                        text, url, keys, print_page_url
+                    ),
+                )
                 parts.append(
                     f'<section class="print-page" id="{key}" heading-number="{number}">'
                     f"{body}</section>"
@@ -356,6 +369,16 @@ def _plugin(config):
     return plugin
 
 
+SECTIONS = Memo("print-sections")
+CHECKED = Memo("print-links")
+
+
+def on_pre_build(config, **kwargs):
+    salt = source_of(Path(__file__).resolve())
+    SECTIONS.begin(config, salt)
+    CHECKED.begin(config, salt)
+
+
 def on_config(config, **kwargs):
     """Build the print page's body with this hook's renderer (after the plugin's on_config)."""
     plugin = _plugin(config)
@@ -393,7 +416,10 @@ def _check_links(config, **kwargs):
     path = Path(plugin.print_page.file.abs_dest_path)
     if not path.is_file():
         raise PluginError(f"print page: {path} was not written")
-    problems = link_problems(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    problems = CHECKED(CHECKED.key(text), lambda: link_problems(text))
+    SECTIONS.save()
+    CHECKED.save()
     for problem in problems[:20]:
         log.warning("print page: %s", problem)
     if len(problems) > 20:
