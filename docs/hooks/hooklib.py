@@ -83,8 +83,11 @@ def load_figures():
     copy is installed (a second checkout, a scratch copy that ``mike`` builds). ``mkdocs serve``
     keeps one Python process for all its rebuilds: when the package's source changed since the
     last build, its modules are dropped so that the figures are drawn by the new code (their
-    cache keys already follow the source).
+    cache keys already follow the source). The source is looked at once per build (the
+    first call after :meth:`Build.reset`).
     """
+    if BUILD.figures is not None:
+        return BUILD.figures
     stamp = _package_stamp()
     loaded = sys.modules.get("rope_explained")
     stale = _LOADED.get("stamp") not in (None, stamp)
@@ -101,6 +104,7 @@ def load_figures():
     if where != ROOT:
         raise ImportError(f"rope_explained is imported from {where}, not from {ROOT}")
     figures.load_all()
+    BUILD.figures = figures
     return figures
 
 
@@ -273,6 +277,8 @@ class Build:
     values_computed: int = 0
     values_cached: int = 0
     md_config: tuple = ((), {})
+    figures: object = None  # rope_explained.figures, once load_figures() has loaded it
+    markdown: object = None  # the Markdown converter of captions and code (private_markdown)
 
     def reset(self) -> None:
         self.__init__()
@@ -538,7 +544,10 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
     number = index.fig_number(fig_id)
     url = relative_url(f"{FIGURES_DEST}/{fig_id}.svg", page_url)
     width, height = svg_size(figure_svg(fig_id))
-    md = private_markdown()
+    if BUILD.markdown is None:
+        BUILD.markdown = private_markdown()
+    md = BUILD.markdown
+    md.reset()
 
     def caption_ref(m):
         if m.group("name") == "figure":
@@ -553,11 +562,11 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
     source = spec.source().rstrip("\n")
     fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", source)), default=0))
     code = "\n".join("    " + line if line else "" for line in source.split("\n"))
-    md.reset()
-    details = md.convert(
+    block = (
         f'??? abstract "Code for Figure {number}: `{spec.qualname}`"\n\n'
         f"    {fence}python\n{code}\n    {fence}\n"
     )
+    details = FIGURE_CODE(FIGURE_CODE.key(block), lambda: md.reset().convert(block))
     # the code is shown here, under its figure; searches find the prose around it
     details = details.replace("<details ", "<details data-search-exclude ", 1)
     alt = html.escape(substitute_values(spec.alt), quote=True)
@@ -686,3 +695,7 @@ def source_of(*paths: Path) -> bytes:
             name = file.relative_to(ROOT) if file.is_relative_to(ROOT) else file.name
             out.append(str(name).encode() + b"\0" + file.read_bytes())
     return b"\0".join(out)
+
+
+#: The rendered code block under each figure (highlighting it is most of a figure block's time).
+FIGURE_CODE = Memo("figure-code")

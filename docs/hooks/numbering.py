@@ -14,10 +14,12 @@ from __future__ import annotations
 import logging
 import os
 import re
+from importlib import metadata
 from pathlib import Path
 
 from hooklib import (
     BUILD,
+    FIGURE_CODE,
     FIGURES_DEST,
     LABEL,
     PLACEHOLDER,
@@ -34,6 +36,7 @@ from hooklib import (
     prepare_pages,
     ref_link,
     scan_page,
+    source_of,
     substitute_values,
     value_text,
 )
@@ -76,6 +79,12 @@ def on_config(config, **kwargs):
     one_blas_thread()  # the build's own numpy: no thread spinning beside the figure processes
     names = [ext for ext in config.markdown_extensions if isinstance(ext, str)]
     BUILD.md_config = (names, dict(config.mdx_configs))
+    libraries = ("markdown", "pymdown-extensions", "pygments")
+    FIGURE_CODE.begin(
+        config,
+        " ".join(f"{name} {metadata.version(name)}" for name in libraries),
+        source_of(Path(config.config_file_path), Path(__file__).resolve().with_name("hooklib.py")),
+    )
     config.markdown_extensions.append(_AnchorExtension())
     if "MIKE_DOCS_VERSION" not in os.environ:
         # Only a `mike deploy` has a versions.json beside the site: a plain build (make site,
@@ -197,3 +206,4 @@ def on_post_build(config, **kwargs):
         (out / f"{fig_id}.svg").write_bytes(data)
     log.info("figures: %d rendered, %d from cache", BUILD.rendered, BUILD.cached)
     log.info("values: %d computed, %d from cache", BUILD.values_computed, BUILD.values_cached)
+    FIGURE_CODE.save()

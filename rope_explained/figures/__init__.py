@@ -334,14 +334,29 @@ def _module_path(module: str) -> Path:
     return package if package.is_file() else PACKAGE_DIR / rel.with_suffix(".py")
 
 
-def _package_imports(module: str) -> set[str]:
+def _package_imports(module: str) -> frozenset[str]:
     """The modules of this package that ``module`` imports (relative or absolute)."""
     path = _module_path(module)
-    is_package = path.name == "__init__.py"
-    candidates = _imported_names(module, is_package, path.read_text(encoding="utf-8"))
-    found = {name for name in candidates if _module_path(name).is_file()}
-    found.discard(module)
-    return found
+    return _modules_imported(module, path.name == "__init__.py", path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=256)
+def _modules_imported(module: str, is_package: bool, source: str) -> frozenset[str]:
+    """Those of the names ``source`` imports that are modules of this package (once per source:
+    a new module file is imported only by a source that changed)."""
+    candidates = _imported_names(module, is_package, source)
+    return frozenset(n for n in candidates if n != module and _module_path(n).is_file())
+
+
+def _statements(body: list):
+    """Every statement of ``body`` and of the blocks nested in it (an import is a statement, so
+    the expressions, most of a module's nodes, need not be visited)."""
+    for node in body:
+        yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                yield from _statements(block)
 
 
 @functools.lru_cache(maxsize=256)
@@ -351,7 +366,7 @@ def _imported_names(module: str, is_package: bool, source: str) -> frozenset[str
     here = module.split(".") if is_package else module.split(".")[:-1]
     top = PACKAGE_DIR.name
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
