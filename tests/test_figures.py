@@ -129,10 +129,15 @@ def test_cache_key_covers_the_code_a_figure_depends_on(tmp_path, monkeypatch):
     uses_model = {i for i in IDS if "rope_explained.model" in deps[i]}
     assert uses_model and uses_model != set(IDS), "some figures run the model, some do not"
 
+    monkeypatch.setattr(figures, "SOURCE_HASH_FILE", tmp_path / "source-hashes.json")
+    monkeypatch.setattr(figures, "_SOURCE_HASHES", {})
+    keys = {i: figures.cache_key(REGISTRY[i]) for i in IDS}  # computed, and stored
+
     def edited(rel: str):
         path = copy / rel
         path.write_text(path.read_text() + "\n# edited\n")
         try:
+            figures._SOURCE_HASHES.clear()  # as in a new process: only the stored hashes
             return {i for i in IDS if figures.cache_key(REGISTRY[i]) != keys[i]}
         finally:
             path.write_text(path.read_text().removesuffix("\n# edited\n"))
@@ -145,3 +150,9 @@ def test_cache_key_covers_the_code_a_figure_depends_on(tmp_path, monkeypatch):
     (copy / "unrelated.py").write_text("x = 1\n")
     assert {i for i in IDS if figures.cache_key(REGISTRY[i]) != keys[i]} == set()
     assert edited("figures/__init__.py") == set(IDS), "the registry and renderer count for all"
+    # a new process with nothing edited since reads the stored hashes, not the import graph
+    figures._SOURCE_HASHES.clear()
+    assert {i: figures.cache_key(REGISTRY[i]) for i in IDS} == keys  # the edits undone
+    figures._SOURCE_HASHES.clear()
+    monkeypatch.setattr(figures, "module_dependencies", lambda module: 1 / 0)
+    assert {i: figures.cache_key(REGISTRY[i]) for i in IDS} == keys

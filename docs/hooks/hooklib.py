@@ -249,7 +249,15 @@ def page_stem(src: str) -> str:
 
 def svg_size(data: bytes) -> tuple[int, int]:
     """Width and height in CSS pixels of an SVG written by matplotlib (``pt`` units)."""
-    root = etree.fromstring(data)
+    parser = etree.XMLPullParser(events=("start",))
+    root = None
+    for start in range(0, len(data), 4096):  # the root's attributes are all it needs
+        parser.feed(data[start : start + 4096])
+        root = next((element for _, element in parser.read_events()), None)
+        if root is not None:
+            break
+    if root is None:
+        raise ValueError("not an SVG: no root element")
     size = []
     for attr in ("width", "height"):
         m = re.fullmatch(r"([0-9.]+)(pt|px)?", root.get(attr, ""))
@@ -559,14 +567,19 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
     caption = md.convert(RE_MACRO.sub(caption_ref, spec.caption)).strip()
     if caption.startswith("<p>") and caption.endswith("</p>") and caption.count("<p>") == 1:
         caption = caption[3:-4]
-    source = spec.source().rstrip("\n")
-    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", source)), default=0))
-    code = "\n".join("    " + line if line else "" for line in source.split("\n"))
-    block = (
-        f'??? abstract "Code for Figure {number}: `{spec.qualname}`"\n\n'
-        f"    {fence}python\n{code}\n    {fence}\n"
-    )
-    details = FIGURE_CODE(FIGURE_CODE.key(block), lambda: md.reset().convert(block))
+
+    def code_block() -> str:
+        source = spec.source().rstrip("\n")
+        fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", source)), default=0))
+        code = "\n".join("    " + line if line else "" for line in source.split("\n"))
+        return md.reset().convert(
+            f'??? abstract "Code for Figure {number}: `{spec.qualname}`"\n\n'
+            f"    {fence}python\n{code}\n    {fence}\n"
+        )
+
+    # the function's source is part of its module's, which the figure's cache key covers
+    key = FIGURE_CODE.key(number, spec.qualname, load_figures().cache_key(spec))
+    details = FIGURE_CODE(key, code_block)
     # the code is shown here, under its figure; searches find the prose around it
     details = details.replace("<details ", "<details data-search-exclude ", 1)
     alt = html.escape(substitute_values(spec.alt), quote=True)

@@ -410,8 +410,9 @@ def source_hash(module: str) -> str:
     ``module`` as for :func:`module_dependencies`.
     """
     _check_module(module)
-    known = _SOURCE_HASHES.get((module, PACKAGE_DIR))
+    known = _SOURCE_HASHES.get((module, PACKAGE_DIR)) or _stored_source_hash(module)
     if known is not None and _stamp(known[0]) == known[1]:
+        _SOURCE_HASHES[module, PACKAGE_DIR] = known
         return known[2]  # no file it was computed from has changed since
     names = module_dependencies(module)
     paths = [_module_path(name) for name in names] + [STYLE_FILE]
@@ -423,12 +424,49 @@ def source_hash(module: str) -> str:
     h.update(STYLE_FILE.read_bytes())
     h.update(f"numpy {np.__version__} matplotlib {matplotlib.__version__}".encode())
     _SOURCE_HASHES[module, PACKAGE_DIR] = (paths, stamp, h.hexdigest())
+    _store_source_hash(module, paths, stamp, h.hexdigest())
     return h.hexdigest()
 
 
 #: (module, package folder) -> (the files its source hash read, their sizes and modification
 #: times, the hash)
 _SOURCE_HASHES: dict[tuple[str, Path], tuple[list[Path], tuple, str]] = {}
+#: The same, kept beside the figure cache for the next process (a build, a test run), so that
+#: it reads the import graph again only where a file changed.
+SOURCE_HASH_FILE = CACHE_DIR / "source-hashes.json"
+
+
+def _read_source_hashes() -> dict:
+    try:
+        stored = json.loads(SOURCE_HASH_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stored if isinstance(stored, dict) else {}
+
+
+def _stored_source_hash(module: str) -> tuple[list[Path], tuple, str] | None:
+    entry = _read_source_hashes().get(f"{PACKAGE_DIR}:{module}")
+    try:
+        paths, stamp, digest = entry
+        return [Path(p) for p in paths], tuple(tuple(s) for s in stamp), str(digest)
+    except (TypeError, ValueError):
+        return None
+
+
+def _store_source_hash(module: str, paths: list[Path], stamp: tuple, digest: str) -> None:
+    stored = {  # entries of package folders that are gone (a test's copy) are dropped
+        key: entry
+        for key, entry in _read_source_hashes().items()
+        if os.path.isdir(key.rsplit(":", 1)[0])
+    }
+    stored[f"{PACKAGE_DIR}:{module}"] = [[str(p) for p in paths], [list(s) for s in stamp], digest]
+    try:
+        SOURCE_HASH_FILE.parent.mkdir(parents=True, exist_ok=True)
+        tmp = SOURCE_HASH_FILE.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(stored, sort_keys=True), encoding="utf-8")
+        tmp.replace(SOURCE_HASH_FILE)
+    except OSError:
+        pass  # a read-only checkout: computed again next time
 
 
 def _stamp(paths: list[Path]) -> tuple:
