@@ -1,7 +1,9 @@
 """What a first visit to each page of the site costs, in one run.
 
 Usage: ``python benchmarks/bench_page_weight.py [--site DIR] [--json FILE]``. Without
-``--site`` it builds the site (``mkdocs build --strict``) into a temporary folder first. The
+``--site`` it first times the build as ``benchmarks/bench_build.py`` does (cold, then five warm
+builds, in a scratch copy of the repository) and prints those times, then measures the site
+that build made: every target of the page-weight and build-time work in one run. The
 site is served on loopback (``tools.browser.serve``) and every page (each ``index.html`` but the
 404 page) is opened in a fresh Chromium context with the HTTP cache disabled, as a first-time
 reader would open it, and left until the network is idle (the search worker's index included).
@@ -31,13 +33,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
@@ -137,12 +136,6 @@ def visit(browser, url: str) -> dict:
     }
 
 
-def build(out: Path) -> None:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)]
-    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
-
-
 def kb(n: float) -> str:
     return f"{n / 1000:,.0f} KB"
 
@@ -153,11 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
     tmp = None
+    build_times = None
     if args.site is None:
-        tmp = Path(tempfile.mkdtemp(prefix="rope-weight-"))
-        print(f"building the site into {tmp} ...", flush=True)
-        build(tmp)
-        site = tmp
+        import bench_build  # benchmarks/, beside this script
+
+        print("building the site in a scratch copy: cold, then 5 warm builds ...", flush=True)
+        repo, build_times = bench_build.measure(5)
+        tmp = repo.parent
+        site = repo / "site"
     else:
         site = args.site
         if not (site / "index.html").is_file():
@@ -229,6 +225,16 @@ def main(argv: list[str] | None = None) -> int:
     for name, limit in TARGETS.items():
         verdict = "ok" if summary[name] <= limit else "OVER"
         print(f"target {name} <= {kb(limit)}: {kb(summary[name])} {verdict}")
+    if build_times is not None:
+        print()
+        bench_build.report(build_times)
+        summary["build"] = build_times
+        measured = {"cold": "cold wall s", "warm": "warm wall s median"}
+        failed += [
+            f"make site {k}"
+            for k, limit in bench_build.TARGETS.items()
+            if build_times[measured[k]] > limit
+        ]
     if args.json:
         args.json.write_text(json.dumps({"pages": rows, "summary": summary}, indent=1))
     return 1 if failed else 0
