@@ -33,6 +33,7 @@ site needs around that, and returns at once on every other page:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import logging
@@ -48,12 +49,14 @@ from hooklib import (
     BUILD,
     ROOT,
     BuildError,
+    Memo,
     add_page,
     figure_html,
     figure_svg,
     load_figures,
     relative_url,
     scan_notebook,
+    source_of,
 )
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -106,6 +109,13 @@ def is_notebook(page) -> bool:
     return src.startswith(NOTEBOOK_DIR) and src.endswith(".py")
 
 
+@functools.lru_cache(maxsize=16)
+def _header(path: str, mtime_ns: int, size: int) -> dict:
+    """The ``rope_explained`` section of a notebook's jupytext header (read once per version of
+    the file: the build asks for it several times)."""
+    return dict(jupytext.read(path).metadata.get("rope_explained") or {})
+
+
 def notebook_meta(path: str | Path) -> dict:
     """The ``title``/``number`` (and optional ``first_figure``) a notebook declares in its
     jupytext header.
@@ -114,8 +124,8 @@ def notebook_meta(path: str | Path) -> dict:
         ValueError: when the header has no ``rope_explained`` section or its ``number`` is not
             a non-negative integer.
     """
-    nb = jupytext.read(path)
-    meta = dict(nb.metadata.get("rope_explained") or {})
+    st = os.stat(path)
+    meta = dict(_header(str(path), st.st_mtime_ns, st.st_size))
     for key, lowest, required in (("number", 0, True), ("first_figure", 1, False)):
         value = meta.get(key)
         if value is None and not required:
@@ -166,10 +176,15 @@ def _coalesce_streams() -> None:
     nbconvert2.get_nbconvert_app = get_nbconvert_app
 
 
+#: The class names each page carries (the print page, the whole site, takes a tenth of a second).
+CLASSES = Memo("notebook-classes")
+
+
 def on_config(config, **kwargs):
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None:
         return config
+    CLASSES.begin(config, source_of(Path(__file__).resolve()))
     if plugin.config["allow_errors"]:
         raise PluginError("mkdocs-jupyter must keep allow_errors: false (a failing cell fails)")
     # the notebooks' kernels import the package from this checkout, whatever else is installed
@@ -485,7 +500,8 @@ def write_notebook_css(site: Path) -> None:
     classes: set[str] = set()
     for page in [*_notebook_pages, site / "print_page" / "index.html"]:
         if Path(page).is_file():
-            classes |= html_classes(Path(page).read_text(encoding="utf-8"))
+            text = Path(page).read_text(encoding="utf-8")
+            classes.update(CLASSES(CLASSES.key(text), lambda text=text: sorted(html_classes(text))))
     theme_css = "".join(
         p.read_text(encoding="utf-8", errors="replace")
         for p in sorted((site / "assets" / "stylesheets").glob("*.css"))
@@ -518,6 +534,7 @@ def on_post_build(config, **kwargs):
     (beside the copied ``.py``)."""
     site = Path(config.site_dir)
     write_notebook_css(site)
+    CLASSES.save()
     for src_uri, path in sorted(_notebooks.items()):
         stem = Path(src_uri).stem
         dest_dir = site / Path(src_uri).parent / stem  # directory URLs: <dir>/<stem>/index.html
