@@ -32,7 +32,7 @@ from importlib import metadata
 from pathlib import Path
 from xml.etree.ElementTree import Element
 
-from hooklib import ROOT, Memo, source_of
+from hooklib import ROOT, Memo, content_hash, source_of
 
 log = logging.getLogger("mkdocs.hooks.api_reference")
 
@@ -135,11 +135,12 @@ class _Recorder:
         return self.register(page, *args, **kwargs)
 
 
-def cached_render(render, autorefs=None, memo: Memo = RENDERED, package: bytes = b""):
+def cached_render(render, autorefs=None, memo: Memo = RENDERED, package: str = ""):
     """``PythonHandler.render`` behind ``memo``: a hit returns the HTML and gives the handler
     back its headings and autorefs its anchors, and looks up the targets of the aliases that
     rendering looked up (griffe then lists each alias under its target, and the inventory and
-    autorefs register it as another name of the target), as rendering would have."""
+    autorefs register it as another name of the target), as rendering would have. ``package``:
+    a hash of the documented package's source, part of every key."""
 
     def rendered(self, data, options, *args, **kwargs):
         if not isinstance(getattr(self, "_headings", None), list):
@@ -215,7 +216,8 @@ def _install(config) -> bool:
         rendering._get_formatter = cached_get_formatter
     original = getattr(render, "original", render)
     autorefs = config.plugins.get("autorefs")
-    wrapped = cached_render(original, autorefs, package=source_of(ROOT / "rope_explained"))
+    package = content_hash(source_of(ROOT / "rope_explained"))
+    wrapped = cached_render(original, autorefs, package=package)
     wrapped.original = original
     python_handler.render = wrapped
     return True
