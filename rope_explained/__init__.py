@@ -1,14 +1,14 @@
 """rope_explained: Rotary Position Embedding, equation by equation.
 
-The RoPE mathematics (:mod:`rope_explained.rope`), the two pairing conventions
-(:mod:`rope_explained.conventions`), the demo embedding (:mod:`rope_explained.embedding`), the
-hand-built heads (:mod:`rope_explained.heads`), the two-layer model and its traced forward pass
-(:mod:`rope_explained.model`), the experiments (:mod:`rope_explained.experiments`), those on
-RoPE as released models run it (:mod:`rope_explained.real_models`), the additive sinusoidal
-encoding it replaces (:mod:`rope_explained.sinusoidal`), incremental decoding, padding and
-packing (:mod:`rope_explained.decoding`), RoPE in low-precision formats
-(:mod:`rope_explained.precision`) and context extension measured on the model
-(:mod:`rope_explained.extension`).
+The RoPE mathematics (``rope_explained.rope``), the two pairing conventions
+(``rope_explained.conventions``), the demo embedding (``rope_explained.embedding``), the
+hand-built heads (``rope_explained.heads``), the two-layer model and its traced forward pass
+(``rope_explained.model``), the experiments (``rope_explained.experiments``), those on
+RoPE as released models run it (``rope_explained.real_models``), the additive sinusoidal
+encoding it replaces (``rope_explained.sinusoidal``), incremental decoding, padding and
+packing (``rope_explained.decoding``), RoPE in low-precision formats
+(``rope_explained.precision``) and context extension measured on the model
+(``rope_explained.extension``).
 """
 
 from .conventions import half_to_interleaved, interleaved_to_half, rope_complex, rope_rotate_half

@@ -2,7 +2,7 @@
 
 Each check returns the value in the form the caller computes with (an ``int``, a ``float``, a
 float array) or raises a ``ValueError`` that names the argument, states the allowed range and
-quotes at most a short excerpt of what it got (see :func:`show`). The limits below are the
+quotes at most a short excerpt of what it got (see `show`). The limits below are the
 package's documented upper bounds: past them a computation would overflow, take minutes or ask
 for gigabytes, so the value is refused before any work is done.
 """
@@ -15,32 +15,32 @@ from collections.abc import Iterable
 
 import numpy as np
 
-#: Largest head dimension ``d`` the RoPE functions accept.
 MAX_HEAD_DIM = 4096
-#: Largest residual-stream width ``D`` the experiments accept.
+"""Largest head dimension ``d`` the RoPE functions accept."""
 MAX_WIDTH = 16_384
-#: Largest frequency ``base`` (RoFormer uses 10,000; long-context models up to about 10**7).
+"""Largest residual-stream width ``D`` the experiments accept."""
 MAX_BASE = 1e12
-#: Largest sharpness ``alpha``, ``beta``, ``gamma`` (and experiment ``alphas``): past it the
-#: scores of long texts leave the range where float64 keeps them apart.
+"""Largest frequency ``base`` (RoFormer uses 10,000; long-context models up to about 10**7)."""
 MAX_SHARPNESS = 1e6
-#: Largest number of entries of an array a function builds or accepts (256 MiB as float64).
+"""Largest sharpness ``alpha``, ``beta``, ``gamma`` (and experiment ``alphas``): past it the
+scores of long texts leave the range where float64 keeps them apart."""
 MAX_ARRAY_SIZE = 2**25
-#: Longest text :func:`~rope_explained.model.forward` accepts: its trace holds four T x T float64
-#: matrices (T = letters + 1), about 2.1 GB at 8,192 letters.
+"""Largest number of entries of an array a function builds or accepts (256 MiB as float64)."""
 MAX_LETTERS = 8192
-#: Largest head dimension ``d`` of the two-layer model (:class:`~rope_explained.model.Config`).
+"""Longest text [`forward`][rope_explained.model.forward] accepts: its trace holds four
+T x T float64 matrices (T = letters + 1), about 2.1 GB at 8,192 letters."""
 MAX_MODEL_DIM = 512
-#: Largest residual width ``D`` of the model: its trace holds five T x D matrices.
+"""Largest head dimension ``d`` of the two-layer model ([`Config`][rope_explained.model.Config])."""
 MAX_MODEL_WIDTH = 2048
-#: How many characters of a refused text or value an error message quotes.
+"""Largest residual width ``D`` of the model: its trace holds five T x D matrices."""
 EXCERPT = 40
+"""How many characters of a refused text or value an error message quotes."""
 
 
 def show(value: object) -> str:
     """A short description of ``value`` for an error message: never more than about 80 characters.
 
-    Long texts are cut to their first :data:`EXCERPT` characters and their length; arrays are
+    Long texts are cut to their first `EXCERPT` characters and their length; arrays are
     described by shape and dtype; other objects by a cut ``repr``.
 
     Examples:
@@ -234,7 +234,7 @@ def check_array(
         ndim: the number of axes, or an inclusive range ``(lo, hi)`` of them.
         shape: the exact shape (overrides ``ndim``).
         min_size: the least number of entries (1: empty arrays are refused).
-        max_size: the most entries (default :data:`MAX_ARRAY_SIZE`).
+        max_size: the most entries (default `MAX_ARRAY_SIZE`).
         max_abs: the largest magnitude an entry may have, if any.
         keep_float: keep a floating dtype (float16, float32, ...) instead of converting to
             float64; bools and integers still become float64.

@@ -1,6 +1,6 @@
 r"""The two ways real code pairs a head's coordinates, and the permutation between them.
 
-:func:`~rope_explained.rope.apply_rope` turns pair \(i\) by \(m\theta_i\) in either layout:
+[`apply_rope`][rope_explained.rope.apply_rope] turns pair \(i\) by \(m\theta_i\) in either layout:
 
 * ``"interleaved"``: pair \(i\) is coordinates \((2i, 2i+1)\), as in RoFormer, GPT-J and Meta's
   reference LLaMA code (which views each adjacent pair as one complex number);
@@ -9,7 +9,7 @@ r"""The two ways real code pairs a head's coordinates, and the permutation betwe
 
 Both apply the same rotation to differently ordered coordinates, so a model written for one
 runs unchanged under the other once the rows of \(W_q\) and \(W_k\) are reordered:
-:func:`interleaved_to_half` is that reordering, the one Hugging Face's LLaMA conversion script
+[`interleaved_to_half`][] is that reordering, the one Hugging Face's LLaMA conversion script
 applies (its ``permute``). \(W_v\) and \(W_o\) are not touched: values are never rotated.
 
 The two listings below are RoPE as those codebases write it, in numpy: Meta's complex
@@ -60,7 +60,7 @@ def interleaved_to_half(W: np.ndarray, n_heads: int = 1) -> np.ndarray:
 
 
 def half_to_interleaved(W: np.ndarray, n_heads: int = 1) -> np.ndarray:
-    """The inverse of :func:`interleaved_to_half`.
+    """The inverse of [`interleaved_to_half`][].
 
     Examples:
         >>> W = np.arange(12.0).reshape(6, 2)

@@ -5,18 +5,18 @@ batches are laid out for it, left padding and packing.
 \(k_p = R_{\Theta,p} W_k h_p\) once, at its own position, and appends it (and its value) to the
 cache; the new query \(q_p = R_{\Theta,p} W_q h_p\) is rotated at \(p\) and scored against
 everything cached. Nothing cached is rotated again: the score of query \(p\) and key \(n\) then
-depends on \(p - n\) only, exactly as in :func:`~rope_explained.model.forward`, which computes
-the whole \((T, T)\) pattern at once. :func:`decode` feeds a text through
-:func:`decode_step` and returns every step, so the two can be compared row by row.
+depends on \(p - n\) only, exactly as in [`forward`][rope_explained.model.forward], which computes
+the whole \((T, T)\) pattern at once. [`decode`][] feeds a text through
+[`decode_step`][] and returns every step, so the two can be compared row by row.
 
-Two faults of real generation loops can be switched on (:data:`FAULTS`): ``"rotate-again"``
+Two faults of real generation loops can be switched on ([`FAULTS`][]): ``"rotate-again"``
 runs every cached key through RoPE again at each step (the rotation applied to the whole
 key tensor after the new key was concatenated to the cache), and ``"restart"`` puts each new
 token at position 0 (the position counted from the start of the chunk instead of the start of
 the text).
 
-**Padding and packing.** :func:`pad_left` runs one text behind pad tokens, with or without
-the pads counted in the positions and hidden from attention; :func:`pack` runs several texts
+**Padding and packing.** [`pad_left`][] runs one text behind pad tokens, with or without
+the pads counted in the positions and hidden from attention; [`pack`][] runs several texts
 in one sequence, with positions continuing or reset at each text, and with or without a mask
 that keeps each text to itself.
 """
@@ -51,10 +51,10 @@ from .model import (
     softmax,
 )
 
-#: Faults of a generation loop that :func:`decode_step` can reproduce.
 FAULTS = ("rotate-again", "restart")
-#: Most texts :func:`pack` puts in one sequence.
+"""Faults of a generation loop that [`decode_step`][] can reproduce."""
 MAX_TEXTS = 64
+"""Most texts [`pack`][] puts in one sequence."""
 
 
 @dataclass(frozen=True)
@@ -64,14 +64,14 @@ class KVCache:
 
     | name | shape | what |
     |---|---|---|
-    | `config` | | the :class:`~rope_explained.model.Config` of the model |
+    | `config` | | the [`Config`][rope_explained.model.Config] of the model |
     | `tokens` | T | the tokens seen so far |
     | `positions` | (T,) | the position each token was rotated at |
-    | `weights` | | the model's :class:`~rope_explained.heads.Weights` (built once) |
+    | `weights` | | the model's [`Weights`][rope_explained.heads.Weights] (built once) |
     | `k0`, `v0` | (T, d) | layer 0: keys \(R_{\Theta,n} W_k h^{(0)}_n\), values \(V h^{(0)}_n\) |
     | `k1`, `v1` | (T, d) | layer 1: the same for \(h^{(1)}_n\) |
 
-    :func:`new_cache` makes an empty one and :func:`decode_step` a longer one; made by hand,
+    [`new_cache`][] makes an empty one and [`decode_step`][] a longer one; made by hand,
     every field is checked (arrays finite, of the shapes above, at most ``MAX_LETTERS + 1``
     tokens).
     """
@@ -116,12 +116,12 @@ class KVCache:
 
 @dataclass(frozen=True)
 class DecodeStep:
-    r"""One step of :func:`decode_step`: the token fed, where it was rotated, what its query
+    r"""One step of [`decode_step`][]: the token fed, where it was rotated, what its query
     saw and what the model predicts next.
 
     | name | shape | what |
     |---|---|---|
-    | `cache` | | the :class:`KVCache` after the step (the new token appended) |
+    | `cache` | | the [`KVCache`][] after the step (the new token appended) |
     | `token` | | the token fed |
     | `position` | | the position its key and query were rotated at |
     | `attention0` | (T,) | layer 0: the new query's weights on every cached key (itself last) |
@@ -163,7 +163,7 @@ def _check_decodable(config: Config) -> None:
 
 def new_cache(**config) -> KVCache:
     """An empty cache for the model with the settings ``config`` (as for
-    :func:`~rope_explained.model.forward`).
+    [`forward`][rope_explained.model.forward]).
 
     Every setting the model has can be decoded except ``scaling="dynamic-ntk"``, whose
     frequencies depend on the final length of the text: it is refused with a ``ValueError``.
@@ -181,12 +181,12 @@ def decode_step(
     r"""Feed one token to the model: rotate its key and query at ``position``, append its key
     and value to the cache, and read the prediction after it.
 
-    ``cache`` is a :class:`KVCache` (:func:`new_cache` for the first token); ``token`` one
+    ``cache`` is a [`KVCache`][] ([`new_cache`][] for the first token); ``token`` one
     letter a-z or ``"<s>"``; ``position`` a finite number (default: the next one,
-    ``len(cache)``). ``fault`` (None, or one of :data:`FAULTS`) reproduces a bug:
+    ``len(cache)``). ``fault`` (None, or one of [`FAULTS`][]) reproduces a bug:
     ``"rotate-again"`` rotates every cached key again by its position before scoring (and
     keeps the result), ``"restart"`` puts the token at position 0 (``position`` must then be
-    None). Returns a :class:`DecodeStep`; the cache passed in is not changed.
+    None). Returns a [`DecodeStep`][]; the cache passed in is not changed.
     """
     if not isinstance(cache, KVCache):
         raise ValueError(f"cache must be a KVCache (see new_cache); got {show(cache)}")
@@ -235,11 +235,11 @@ def decode(text: str, fault: str | None = None, prefill: int = 0, **config) -> l
     """Feed ``text`` to the model one token at a time, the start token first (when
     ``config`` has ``bos``), and return every step.
 
-    ``text`` as for :func:`~rope_explained.model.forward` (1 to 8,192 letters a-z); ``fault``
-    None or one of :data:`FAULTS`, applied to every step after the start token and the first
+    ``text`` as for [`forward`][rope_explained.model.forward] (1 to 8,192 letters a-z); ``fault``
+    None or one of [`FAULTS`][], applied to every step after the start token and the first
     ``prefill`` letters (an integer from 0 to the number of letters), which are decoded
     correctly, as a prompt read in one pass would be. Step ``m`` corresponds to row ``m`` of
-    :func:`~rope_explained.model.forward`'s trace.
+    [`forward`][rope_explained.model.forward]'s trace.
     """
     cache = new_cache(**config)
     if fault is not None:
@@ -271,7 +271,7 @@ def pad_left(
     ``pads`` (True), or the text starts at 0 and every pad gets position 1, as Hugging Face's
     generation code numbers a left-padded row (False). ``mask_pads``: no query sees a pad key
     (True), or the causal mask only (False). ``text`` and ``config`` as for
-    :func:`~rope_explained.model.forward`. Returns the :class:`~rope_explained.model.Trace`
+    [`forward`][rope_explained.model.forward]. Returns the [`Trace`][rope_explained.model.Trace]
     of the whole row; the text's rows and columns are the last ones.
     """
     cfg = make_config(**config)
@@ -303,12 +303,12 @@ def pack(
     """Run several texts in one sequence, one after the other, each after its own start token
     (when ``config`` has ``bos``).
 
-    ``texts`` is a list of 1 to :data:`MAX_TEXTS` texts of letters a-z, at most 8,192 letters
+    ``texts`` is a list of 1 to [`MAX_TEXTS`][] texts of letters a-z, at most 8,192 letters
     with their start tokens in all. ``reset_positions``: each text counts its positions from 0
     (True), or the positions run on through the whole sequence (False). ``mask_documents``:
     each token sees only the earlier tokens of its own text (True), or every earlier token
-    (False). ``config`` as for :func:`~rope_explained.model.forward`. Returns the
-    :class:`~rope_explained.model.Trace` of the sequence.
+    (False). ``config`` as for [`forward`][rope_explained.model.forward]. Returns the
+    [`Trace`][rope_explained.model.Trace] of the sequence.
     """
     cfg = make_config(**config)
     check_bool("reset_positions", reset_positions)
@@ -336,7 +336,7 @@ def pack(
 
 
 def document_starts(texts: list[str], bos: bool = True) -> np.ndarray:
-    """Where each text begins in the sequence :func:`pack` makes of ``texts`` (with its start
+    """Where each text begins in the sequence [`pack`][] makes of ``texts`` (with its start
     token when ``bos``): an integer array of ``len(texts)`` indices, the first 0.
 
     Examples:

@@ -26,15 +26,16 @@ import numpy as np
 
 from ._checks import check_array, check_bool, check_head_dim, check_size, show
 
-#: The output vocabulary: the 26 lower-case letters, in order; ``idx(t)`` is the index here.
 VOCAB: tuple[str, ...] = tuple("abcdefghijklmnopqrstuvwxyz")
-#: The start token the model puts at position 0 (its embedding is zero).
+"""The output vocabulary: the 26 lower-case letters, in order; ``idx(t)`` is the index here."""
 BOS = "<s>"
-#: A padding token (its embedding is zero too): the model never attends to it when the mask hides
-#: it, and a text never contains it; :func:`rope_explained.model.forward_tokens` accepts it.
+"""The start token the model puts at position 0 (its embedding is zero)."""
 PAD = "<pad>"
-#: Angle step between neighbouring letters on the embedding circle: pi/13.
+"""A padding token (its embedding is zero too): the model never attends to it when the mask hides
+it, and a text never contains it; [`rope_explained.model.forward_tokens`][] accepts it.
+"""
 LETTER_STEP = np.pi / 13
+"""Angle step between neighbouring letters on the embedding circle: pi/13."""
 
 
 def letter_angle(token: str) -> float:

@@ -1,8 +1,8 @@
 """The site's running examples and the playground's limits: one source for pages, tests and JS.
 
-Every page that runs the model on "the" example uses :data:`FORWARD_PASS_PROMPT`; the
+Every page that runs the model on "the" example uses [`FORWARD_PASS_PROMPT`][]; the
 playground's prompts and input limits live here too, and the site build exports them (with the
-:class:`~rope_explained.model.Config` defaults, the vocabulary and the head names) into the data
+[`Config`][rope_explained.model.Config] defaults, the vocabulary and the head names) into the data
 file the playground's JavaScript reads, so nothing is copied by hand.
 """
 
@@ -13,37 +13,37 @@ import numpy as np
 from .embedding import VOCAB
 from .experiments import induction_prompts
 
-#: The prompt of the forward-pass pages and of the home page's circuit: "the cat sat on the c".
-#: The earlier "c" was followed by "a", so an induction head should predict "a".
 FORWARD_PASS_PROMPT = "thecatsatonthec"
+"""The prompt of the forward-pass pages and of the home page's circuit: "the cat sat on the c".
+The earlier "c" was followed by "a", so an induction head should predict "a"."""
 
-#: The prompt the playground opens with: the working head copies "a" (as in "heads").
 OPENING_PROMPT = "inductionheadsinductionhe"
-#: The prompt of the playground's "rank-1 fails" button: the working head copies "h", the
-#: rank-1 head does not.
+"""The prompt the playground opens with: the working head copies "a" (as in "heads")."""
 RANK1_FAILS_PROMPT = "abcdefghijabcdefg"
-#: The prompt of the playground's "256 letters" button: 256 random letters whose last one was
-#: seen exactly once before; ``induction_prompts(1, 256, 256, seed=7)``.
+"""The prompt of the playground's "rank-1 fails" button: the working head copies "h", the
+rank-1 head does not."""
 LONG_PROMPT = induction_prompts(1, min_len=256, max_len=256, seed=7)[0].text
+"""The prompt of the playground's "256 letters" button: 256 random letters whose last one was
+seen exactly once before; ``induction_prompts(1, 256, 256, seed=7)``."""
 
-#: The longest text the playground accepts.
 MAX_LETTERS = 256
-#: The playground's logarithmic sliders: (lowest, highest) value.
+"""The longest text the playground accepts."""
 ALPHA_RANGE = (0.1, 1000.0)
+"""The playground's logarithmic sliders: (lowest, highest) value."""
 BASE_RANGE = (10.0, 1e6)
 
-#: The longest text of the playground's last-position view, which draws the last query's
-#: attention as a line instead of the T x T patterns.
 MAX_LETTERS_LONG = 4096
-#: The playground's context-extension controls: the factor s (a logarithmic slider in quarter
-#: powers of two) and the original context L (powers of two), each (lowest, highest).
+"""The longest text of the playground's last-position view, which draws the last query's
+attention as a line instead of the T x T patterns."""
 FACTOR_RANGE = (1.0, 16.0)
+"""The playground's context-extension controls: the factor s (a logarithmic slider in quarter
+powers of two) and the original context L (powers of two), each (lowest, highest)."""
 ORIGINAL_MAX_POSITION_RANGE = (64, 4096)
-#: What those controls start at: s = 4 on a model taken to be built for L = 1,024 positions.
 FACTOR = 4.0
+"""What those controls start at: s = 4 on a model taken to be built for L = 1,024 positions."""
 ORIGINAL_MAX_POSITION = 1024
-#: Where the first A of :data:`LONG_MODE_PROMPT` sits, counted back from the last letter.
 LONG_MODE_DISTANCE = 1500
+"""Where the first A of [`LONG_MODE_PROMPT`][] sits, counted back from the last letter."""
 
 
 def _long_mode_prompt(length: int, distance: int, seed: int) -> str:
@@ -57,6 +57,6 @@ def _long_mode_prompt(length: int, distance: int, seed: int) -> str:
     return "".join(letters)
 
 
-#: The prompt of the playground's "4,096 letters" button: its last letter occurred once
-#: before, :data:`LONG_MODE_DISTANCE` letters back.
 LONG_MODE_PROMPT = _long_mode_prompt(MAX_LETTERS_LONG, LONG_MODE_DISTANCE, seed=0)
+"""The prompt of the playground's "4,096 letters" button: its last letter occurred once
+before, [`LONG_MODE_DISTANCE`][] letters back."""

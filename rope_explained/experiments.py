@@ -27,16 +27,16 @@ from .heads import constant_key_vector
 from .model import causal_softmax, make_config, predict_last
 from .rope import apply_rope, frequencies
 
-#: Most values a sweep argument (``alphas``, ``d0_values``) may hold.
 MAX_SWEEP = 64
-#: Most letters :func:`induction_prompts` writes in one call (``n * max_len``).
+"""Most values a sweep argument (``alphas``, ``d0_values``) may hold."""
 MAX_PROMPT_LETTERS = 10_000_000
-#: Most prompts :func:`induction_accuracy` scores in one call.
+"""Most letters [`induction_prompts`][] writes in one call (``n * max_len``)."""
 MAX_PROMPTS = 100_000
+"""Most prompts [`induction_accuracy`][] scores in one call."""
 
 
 def _check_sweep(name: str, values: object) -> list:
-    """A list, tuple or 1-D array of 1 to :data:`MAX_SWEEP` values."""
+    """A list, tuple or 1-D array of 1 to [`MAX_SWEEP`][] values."""
     if isinstance(values, np.ndarray) and values.ndim == 1:
         values = values.tolist()
     if not isinstance(values, list | tuple) or not 1 <= len(values) <= MAX_SWEEP:
@@ -67,9 +67,9 @@ def previous_token_experiment(
         d: head dimension, even, in ``[2, 4096]``.
         base: frequency base, in ``(1, 1e12]``.
         seed: random seed, an integer in ``[0, 2**63 - 1]``.
-        schedule: the frequencies, one of :data:`~rope_explained.rope.SCHEDULES`:
+        schedule: the frequencies, one of [`SCHEDULES`][rope_explained.rope.SCHEDULES]:
             ``"standard"`` (RoFormer's, the site's) or ``"wendler"`` (the one Wendler's notes
-            use, which needs ``d >= 4``); see :func:`~rope_explained.rope.frequencies`.
+            use, which needs ``d >= 4``); see [`frequencies`][rope_explained.rope.frequencies].
 
     Returns:
         ``{alpha: A}`` with each ``A`` of shape ``(T, T)``.
@@ -115,7 +115,7 @@ def previous_token_scores(
     \(\sum_{i=0}^{d/2-1} \cos(\Delta\,\theta_i)\), which peaks at \(d/2\) for
     \(\Delta = 0\). ``offsets`` is a 1-D array of numbers of magnitude at most 1e300; ``d``
     even, in ``[2, 4096]``; ``base`` in ``(1, 1e12]``; ``len(offsets) * d / 2`` at most
-    ``2**25``; ``schedule`` one of :data:`~rope_explained.rope.SCHEDULES` (``"wendler"``
+    ``2**25``; ``schedule`` one of [`SCHEDULES`][rope_explained.rope.SCHEDULES] (``"wendler"``
     needs ``d >= 4``).
 
     Examples:
@@ -151,7 +151,7 @@ def semantic_recency(
 
     ``T`` is at least 1 and ``T * d`` at most ``2**25``; ``d`` even, in ``[2, 4096]``;
     ``base`` in ``(1, 1e12]``; ``d0`` in ``[0, d - 2]``; ``seed`` in ``[0, 2**63 - 1]``;
-    ``schedule`` one of :data:`~rope_explained.rope.SCHEDULES` (``"wendler"`` needs
+    ``schedule`` one of [`SCHEDULES`][rope_explained.rope.SCHEDULES] (``"wendler"`` needs
     ``d >= 4``).
 
     Returns:
@@ -207,7 +207,7 @@ def semantic_offset_scores(
         base: frequency base, in ``(1, 1e12]``.
         d0: the number of leading coordinates the head ignores, in ``[0, d-2]``.
         seed: seed of the random content vector, in ``[0, 2**63 - 1]``.
-        schedule: the frequencies, one of :data:`~rope_explained.rope.SCHEDULES`
+        schedule: the frequencies, one of [`SCHEDULES`][rope_explained.rope.SCHEDULES]
             (``"wendler"`` needs ``d >= 4``).
 
     Returns:
@@ -300,14 +300,14 @@ def semantic_head_experiment(
     every earlier key would score \(\|s_{d_0:}\|^2\). RoPE turns that into
     \(\sum_{i \ge d_0/2} \cos((n-m)\theta_i)(s_{2i}^2 + s_{2i+1}^2)\).
 
-    ``d0_values`` is None (the sweep of :func:`d0_sweep_values`) or 1 to 64 integers in
-    ``[0, d - 2]``; the other arguments are those of :func:`semantic_head_inputs`, ``base``
-    is in ``(1, 1e12]`` and ``schedule`` one of :data:`~rope_explained.rope.SCHEDULES`
+    ``d0_values`` is None (the sweep of [`d0_sweep_values`][]) or 1 to 64 integers in
+    ``[0, d - 2]``; the other arguments are those of [`semantic_head_inputs`][], ``base``
+    is in ``(1, 1e12]`` and ``schedule`` one of [`SCHEDULES`][rope_explained.rope.SCHEDULES]
     (``"wendler"`` needs ``d >= 4``).
 
     Returns:
         ``{d0: scores}``, the last query's raw scores against keys ``0..T-2`` (its
-        predecessors), each of shape ``(T-1,)``; :func:`semantic_head_weights` turns them into
+        predecessors), each of shape ``(T-1,)``; [`semantic_head_weights`][] turns them into
         attention weights.
 
     Examples:
@@ -348,12 +348,12 @@ def semantic_head_weights(
     seed: int = 0,
     schedule: str = "standard",
 ) -> dict[int, np.ndarray]:
-    r"""Experiment 3 as attention weights: the softmax of :func:`semantic_head_experiment`'s
+    r"""Experiment 3 as attention weights: the softmax of [`semantic_head_experiment`][]'s
     scores over the last query's \(T - 1\) predecessors.
 
     An ideal semantic head would give each of them \(1/(T-1)\). The query's own key is left
     out: it reads coordinates \(d..2d-1\) of the last vector, which hold noise, not \(s\).
-    The arguments are those of :func:`semantic_head_experiment`.
+    The arguments are those of [`semantic_head_experiment`][].
 
     Returns:
         ``{d0: weights}``, each of shape ``(T-1,)``, non-negative and summing to 1.
@@ -401,7 +401,7 @@ def pair_horizons(
         d: head dimension, even, in ``[2, 4096]``.
         base: frequency base, in ``(1, 1e12]``.
         min_cos: the tolerance \(c_{\min}\), a number in ``(-1, 1)``; 0.9 allows a 10 % drift.
-        schedule: the frequencies, one of :data:`~rope_explained.rope.SCHEDULES`
+        schedule: the frequencies, one of [`SCHEDULES`][rope_explained.rope.SCHEDULES]
             (``"wendler"`` needs ``d >= 4``).
 
     Returns:
@@ -435,7 +435,7 @@ def stable_pair_count(
         d: head dimension, even, in ``[2, 4096]``.
         base: frequency base, in ``(1, 1e12]``.
         min_cos: the tolerance \(c_{\min}\), a number in ``(-1, 1)``.
-        schedule: the frequencies, one of :data:`~rope_explained.rope.SCHEDULES`
+        schedule: the frequencies, one of [`SCHEDULES`][rope_explained.rope.SCHEDULES]
             (``"wendler"`` needs ``d >= 4``).
 
     Returns:
@@ -457,7 +457,7 @@ def stable_pair_count(
 class InductionPrompt:
     """A prompt ``... A B ... A`` and the letter that should follow it (``B``).
 
-    ``text`` is 3 to :data:`~rope_explained.model.MAX_LETTERS` letters a-z whose last letter
+    ``text`` is 3 to [`MAX_LETTERS`][rope_explained.model.MAX_LETTERS] letters a-z whose last letter
     is the one at ``first`` (an integer in ``[0, len(text) - 3]``), and ``answer`` is the letter
     after it; anything else is refused with a ``ValueError``.
     """
@@ -506,7 +506,7 @@ def induction_prompts(
     letter is uniform over the 25 letters other than ``A`` (so they may repeat).
 
     ``n`` is in ``[1, 100000]``, ``min_len`` in ``[3, 8192]``, ``max_len`` in
-    ``[min_len, 8192]`` and ``n * max_len`` at most :data:`MAX_PROMPT_LETTERS` (ten million);
+    ``[min_len, 8192]`` and ``n * max_len`` at most [`MAX_PROMPT_LETTERS`][] (ten million);
     ``seed`` in ``[0, 2**63 - 1]``.
 
     Examples:
@@ -539,8 +539,8 @@ def induction_prompts(
 def induction_accuracy(prompts: list[InductionPrompt], **config) -> float:
     """Fraction of ``prompts`` for which the model's top prediction is the right ``B``.
 
-    ``prompts`` is a list of 1 to 100,000 :class:`InductionPrompt`; ``config`` as for
-    :func:`~rope_explained.model.forward`.
+    ``prompts`` is a list of 1 to 100,000 [`InductionPrompt`][]; ``config`` as for
+    [`forward`][rope_explained.model.forward].
 
     Examples:
         >>> induction_accuracy(induction_prompts(n=20, max_len=32))
@@ -552,8 +552,8 @@ def induction_accuracy(prompts: list[InductionPrompt], **config) -> float:
 def induction_hits(prompts: list[InductionPrompt], **config) -> np.ndarray:
     """For each of ``prompts``, whether the model's top prediction is the right ``B``.
 
-    The arguments of :func:`induction_accuracy`; the model runs through
-    :func:`~rope_explained.model.predict_last`, which computes the last prediction only.
+    The arguments of [`induction_accuracy`][]; the model runs through
+    [`predict_last`][rope_explained.model.predict_last], which computes the last prediction only.
 
     Returns:
         A boolean array of shape ``(len(prompts),)``.

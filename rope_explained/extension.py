@@ -2,7 +2,7 @@ r"""Context extension measured on the hand-built model: sweeps, ablations and a 
 
 The model's weights stay as built; a scaling (``scaling``, ``factor``,
 ``original_max_position``), an ablation (``unrotated_fast``, ``unrotated_slow``,
-``layer1_rotary``) or any other :class:`~rope_explained.model.Config` setting changes only how
+``layer1_rotary``) or any other [`Config`][rope_explained.model.Config] setting changes only how
 the heads rotate. The page on context extension reads every number from here.
 
 **Why the sweeps are cheap.** Layer 0 reads only the bias coordinate for its query and key,
@@ -20,7 +20,7 @@ with \(a = W_q e_0\), \(b = W_k e_0\), the frequencies \(\Theta'\) the scaling g
 for every prompt of a length at once, \(O(T \log T)\) instead of \(O(T^2)\). Layer 1 and the
 readout are needed only for the last query, and every map after layer 0 is linear in the
 one-hot letters, so they are computed on 26 columns instead of the residual's \(D\).
-:func:`predict_last_many` agrees with :func:`~rope_explained.model.forward` to rounding.
+[`predict_last_many`][] agrees with [`forward`][rope_explained.model.forward] to rounding.
 """
 
 from __future__ import annotations
@@ -51,12 +51,12 @@ from .model import (
     softmax,
 )
 
-#: Most prompts :func:`predict_last_many` takes in one call.
 MAX_BATCH = 64
-#: Most distances a sweep takes.
+"""Most prompts [`predict_last_many`][] takes in one call."""
 MAX_DISTANCES = 64
-#: Most prompts per distance in a sweep.
+"""Most distances a sweep takes."""
 MAX_PER_DISTANCE = 64
+"""Most prompts per distance in a sweep."""
 
 
 def _config(config: dict) -> Config:
@@ -74,7 +74,7 @@ def layer0_kernel(T: int, **config) -> np.ndarray:
     \(\delta = 0, \ldots, T-1\), in a text of ``T`` positions (start token included).
 
     ``T`` is an integer in ``[1, MAX_LETTERS + 1]``; ``config`` as for
-    :func:`~rope_explained.model.forward` (``"dynamic-ntk"`` depends on ``T``).
+    [`forward`][rope_explained.model.forward] (``"dynamic-ntk"`` depends on ``T``).
 
     Examples:
         >>> f = layer0_kernel(4)
@@ -112,8 +112,8 @@ def previous_token_profile(T: int, **config) -> tuple[np.ndarray, np.ndarray]:
     \(m = 1, \ldots, T-1\)), and how far back its favourite key lies, \(m - \arg\max_n
     A^{(0)}_{m,n}\) (shape ``(T,)``).
 
-    The same numbers as :attr:`~rope_explained.model.LastPosition.previous` and
-    ``m - LastPosition.peak``, from the distance kernel (:func:`layer0_kernel`). ``T`` in
+    The same numbers as ``previous`` of [`LastPosition`][rope_explained.model.LastPosition] and
+    ``m - LastPosition.peak``, from the distance kernel ([`layer0_kernel`][]). ``T`` in
     ``[2, MAX_LETTERS + 1]``.
 
     Examples:
@@ -162,9 +162,9 @@ def _layer0_mix(f: np.ndarray, U: np.ndarray) -> np.ndarray:
 def predict_last_many(texts: list[str], **config) -> tuple[np.ndarray, np.ndarray]:
     r"""The last prediction and the last query's layer-1 attention for texts of one length.
 
-    ``texts`` is a list of 1 to :data:`MAX_BATCH` strings of letters a-z, all of the same
-    length (1 to ``MAX_LETTERS``); ``config`` as for :func:`~rope_explained.model.forward`.
-    The numbers are those of :func:`~rope_explained.model.predict_last`
+    ``texts`` is a list of 1 to [`MAX_BATCH`][] strings of letters a-z, all of the same
+    length (1 to ``MAX_LETTERS``); ``config`` as for [`forward`][rope_explained.model.forward].
+    The numbers are those of [`predict_last`][rope_explained.model.predict_last]
     (see the module's docstring for how they are computed).
 
     Returns:
@@ -343,10 +343,10 @@ def sweep_distances(low: int = 100, high: int = 8000, count: int = 16) -> list[i
 
 def induction_curve(distances, n: int = 8, seed: int = 0, **config) -> np.ndarray:
     """Induction accuracy at each distance between the two ``A``'s: the fraction of the ``n``
-    :func:`distance_prompts` at that distance whose top prediction is the right ``B``.
+    [`distance_prompts`][] at that distance whose top prediction is the right ``B``.
 
-    ``distances``: 1 to :data:`MAX_DISTANCES` integers in ``[2, MAX_LETTERS - 1]``; ``n`` in
-    ``[1, MAX_BATCH]``; ``config`` as for :func:`predict_last_many`.
+    ``distances``: 1 to [`MAX_DISTANCES`][] integers in ``[2, MAX_LETTERS - 1]``; ``n`` in
+    ``[1, MAX_BATCH]``; ``config`` as for [`predict_last_many`][].
 
     Examples:
         >>> induction_curve([50, 100], n=4).tolist()
@@ -448,9 +448,9 @@ def recency_prompts(
 def recency_accuracy(
     near: int = 50, far: int = 400, n: int = 16, seed: int = 0, **config
 ) -> tuple[float, float]:
-    r"""How often the model continues the :func:`recency_prompts` with ``C``, the nearer
+    r"""How often the model continues the [`recency_prompts`][] with ``C``, the nearer
     copy's successor, and how often with ``B``; the arguments as there, ``config`` as for
-    :func:`predict_last_many`.
+    [`predict_last_many`][].
 
     Returns:
         ``(fraction C, fraction B)``.

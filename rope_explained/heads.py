@@ -187,8 +187,8 @@ def previous_token_weights(
     alone, so the construction is the same one written for a head whose rotary part is
     \(r\) wide.
 
-    The arguments have the ranges of :class:`~rope_explained.model.Config`; ``rotary_dims`` is
-    None (all ``d``) or an even integer in ``[2, d]``. Returns the :class:`HeadWeights`
+    The arguments have the ranges of [`Config`][rope_explained.model.Config]; ``rotary_dims`` is
+    None (all ``d``) or an even integer in ``[2, d]``. Returns the [`HeadWeights`][]
     (``W_q``, ``W_k``, ``W_v`` of shape ``(d, D)``, ``W_o`` of shape ``(D, d)``).
     """
     d, D = check_model_dims(d, D)
@@ -252,7 +252,7 @@ def readout_weights(d: int, D: int, gamma: float) -> Readout:
     \(\gamma\cos(a_v - a_B)\): largest for \(B\), smaller for letters further round the
     circle. \(b_\mathrm{out} = 0\): no letter is preferred without context.
 
-    Returns the :class:`Readout` (``W_out`` of shape ``(26, D)``, ``b_out`` of shape ``(26,)``).
+    Returns the [`Readout`][] (``W_out`` of shape ``(26, D)``, ``b_out`` of shape ``(26,)``).
     """
     d, D = check_model_dims(d, D)
     gamma = check_sharpness("gamma", gamma)

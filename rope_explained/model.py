@@ -62,12 +62,12 @@ from .heads import (
 )
 from .rope import LAYOUTS, MAX_FACTOR, SCALING_METHODS, apply_rope, frequencies, scaled_frequencies
 
-#: The longest text :func:`forward` accepts, 8,192 letters. The trace holds four T x T float64
-#: matrices (the scores and patterns of both layers, T = letters + 1 with the start token): at
-#: 8,192 letters that is 2.1 GB, and the pass peaks at about 2.2 GiB. Longer texts are refused
-#: before anything is computed. (The playground's own, lower limit is
-#: :data:`rope_explained.examples.MAX_LETTERS`.)
 MAX_LETTERS = _checks.MAX_LETTERS
+"""The longest text [`forward`][] accepts, 8,192 letters. The trace holds four T x T float64
+matrices (the scores and patterns of both layers, T = letters + 1 with the start token): at
+8,192 letters that is 2.1 GB, and the pass peaks at about 2.2 GiB. Longer texts are refused
+before anything is computed. (The playground's own, lower limit is
+[`rope_explained.examples.MAX_LETTERS`][].)"""
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class Config:
     comments below) is refused with a ``ValueError`` naming it. The upper limits keep every
     score finite and the trace in memory: with ``alpha``, ``beta``, ``gamma`` at most 1e6 no
     score, logit or probability overflows, and with ``D`` at most 2,048 and at most
-    :data:`MAX_LETTERS` (8,192) letters the trace stays under about 3 GB.
+    [`MAX_LETTERS`][] (8,192) letters the trace stays under about 3 GB.
     """
 
     d: int = 64  # head dimension, even, in [2, 512]; also the width of each residual slot
@@ -159,7 +159,7 @@ class Config:
 
 
 def make_config(**config) -> Config:
-    """A :class:`Config` from keyword settings, refusing unknown names with a ``ValueError``."""
+    """A [`Config`][] from keyword settings, refusing unknown names with a ``ValueError``."""
     known = [f.name for f in dataclasses.fields(Config)]
     unknown = sorted(set(config) - set(known))
     if unknown:
@@ -183,7 +183,7 @@ class Trace:
     | `mask` | (T, T) | True where query \(m\) may see key \(n\) (causal: \(n \le m\)) |
     | `theta` | (r/2,) | rotary frequencies (layer 1 turns by 0 if not `layer1_rotary`) |
     | `attention_factor` | | the factor on queries and keys (YaRN's, else 1) |
-    | `weights` | | the :class:`~rope_explained.heads.Weights` (`L0`, `L1`, `readout`) |
+    | `weights` | | the [`Weights`][rope_explained.heads.Weights] (`L0`, `L1`, `readout`) |
     | `h0` | (T, D) | \(h^{(0)}_m = [1; E[t_m]; 0; 0]\) |
     | `k0_pre`, `q0_pre` | (T, d) | \(W_k h_n\), \(W_q h_m\): layer-0 keys and queries before RoPE |
     | `k0` | (T, d) | \(k^{(0)}_n = R_{\Theta,n} W_k h_n\) |
@@ -201,8 +201,8 @@ class Trace:
     | `logits` | (T, V) | \(W_\mathrm{out} h^{(2)} + b_\mathrm{out}\) |
     | `probs` | (T, V) | softmax of `logits`: \(P(\text{next letter} \mid t_{\le m})\) |
 
-    :func:`forward` makes it. Made by hand, every field is checked: ``config`` a
-    :class:`Config`, ``tokens`` a list of 1 to ``MAX_LETTERS + 1`` tokens, ``vocab`` the 26
+    [`forward`][] makes it. Made by hand, every field is checked: ``config`` a
+    [`Config`][], ``tokens`` a list of 1 to ``MAX_LETTERS + 1`` tokens, ``vocab`` the 26
     letters, ``weights`` of the config's ``(d, D)``, and every array finite with the shape above.
     """
 
@@ -287,10 +287,10 @@ class Trace:
         return self.vocab[int(np.argmax(self.probs[-1]))]
 
 
-#: True while :func:`forward` makes its :class:`Trace`: its arrays were just computed from checked
-#: settings, so the Trace checks their types and shapes but does not read the four T x T
-#: matrices (2 GB at the longest text) again for NaN.
 _IN_FORWARD: contextvars.ContextVar[bool] = contextvars.ContextVar("in_forward", default=False)
+"""True while [`forward`][] makes its [`Trace`][]: its arrays were just computed from checked
+settings, so the Trace checks their types and shapes but does not read the four T x T
+matrices (2 GB at the longest text) again for NaN."""
 
 
 @contextlib.contextmanager
@@ -395,13 +395,13 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 
 def build_weights(config: Config) -> Weights:
-    r"""All weights of the model for ``config`` (a :class:`Config`): layer 0, layer 1 and the
+    r"""All weights of the model for ``config`` (a [`Config`][]): layer 0, layer 1 and the
     readout.
 
     The heads are written for interleaved pairs and for the model's rotary width; when the
     weights are meant for the "half" layout (``config.weights_layout``, which defaults to
     ``config.layout``), the rows of each head's \(W_q\) and \(W_k\) that rotate are reordered
-    by :func:`~rope_explained.conventions.interleaved_to_half`.
+    by [`interleaved_to_half`][rope_explained.conventions.interleaved_to_half].
     """
     if not isinstance(config, Config):
         raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
@@ -425,9 +425,9 @@ def rope_frequencies(config: Config, seq_len: int) -> tuple[np.ndarray, float]:
     positions, and the factor on queries and keys: ``(theta, attention_factor)``.
 
     Without a scaling these are ``frequencies(rotary_dims, base)`` and 1; with one, what
-    :func:`~rope_explained.rope.scaled_frequencies` gives (``"dynamic-ntk"`` depends on
-    ``seq_len``). The ``unrotated_fast`` fastest and ``unrotated_slow`` slowest pairs then get
-    frequency 0: they do not turn.
+    [`scaled_frequencies`][rope_explained.rope.scaled_frequencies] gives (``"dynamic-ntk"``
+    depends on ``seq_len``). The ``unrotated_fast`` fastest and ``unrotated_slow`` slowest pairs
+    then get frequency 0: they do not turn.
     """
     if not isinstance(config, Config):
         raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
@@ -475,7 +475,7 @@ def embed(tokens: list[str], config: Config) -> np.ndarray:
     r"""The initial residual stream \(h^{(0)}\), shape ``(T, D)``: bias 1, then \(E[t]\).
 
     ``tokens`` is a list of 1 to ``MAX_LETTERS + 1`` tokens, letters a-z, ``"<s>"`` or
-    ``"<pad>"`` (both embed as zero); ``config`` a :class:`Config`.
+    ``"<pad>"`` (both embed as zero); ``config`` a [`Config`][].
     """
     if not isinstance(config, Config):
         raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
@@ -495,14 +495,14 @@ def embed(tokens: list[str], config: Config) -> np.ndarray:
 
 
 def forward(text: str, **config) -> Trace:
-    r"""Run the two-layer RoPE transformer on ``text`` and return its :class:`Trace`.
+    r"""Run the two-layer RoPE transformer on ``text`` and return its [`Trace`][].
 
-    ``text`` is a string of 1 to :data:`MAX_LETTERS` (8,192) letters a-z (upper case is folded
-    to lower case); ``config`` overrides the :class:`Config` defaults, each within the range
-    that :class:`Config` documents. A longer text is refused: the trace holds four T x T
+    ``text`` is a string of 1 to [`MAX_LETTERS`][] (8,192) letters a-z (upper case is folded
+    to lower case); ``config`` overrides the [`Config`][] defaults, each within the range
+    that [`Config`][] documents. A longer text is refused: the trace holds four T x T
     float64 matrices (T = letters + 1), 2.1 GB at 8,192 letters, and the whole pass peaks at
     about 2.2 GiB there. The start token comes first when ``bos`` is True; positions count
-    from 0 and every query sees the keys up to its own (:func:`forward_tokens` takes other
+    from 0 and every query sees the keys up to its own ([`forward_tokens`][] takes other
     positions and masks).
 
     Examples:
@@ -533,7 +533,7 @@ def forward_tokens(
     ``tokens`` are letters a-z, ``"<s>"`` or ``"<pad>"`` (1 to ``MAX_LETTERS + 1`` of them);
     ``positions`` (default \(0, 1, \ldots, T-1\)) are the finite numbers RoPE rotates each
     token by; ``mask`` (default causal) is a causal ``(T, T)`` bool array with a True diagonal
-    that says which keys each query sees. :func:`forward` is this with the defaults.
+    that says which keys each query sees. [`forward`][] is this with the defaults.
     """
     if not isinstance(config, Config):
         raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
@@ -594,7 +594,7 @@ def forward_tokens(
 def predict_next(text: str, **config) -> str:
     """The model's most probable next letter after ``text`` (a one-letter str).
 
-    ``text`` and ``config`` as for :func:`forward`.
+    ``text`` and ``config`` as for [`forward`][].
 
     Examples:
         >>> predict_next("qxzqx")
@@ -606,7 +606,7 @@ def predict_next(text: str, **config) -> str:
 @dataclass(frozen=True)
 class LastPosition:
     r"""What the model predicts after the last letter, with the attention that led there, from
-    :func:`predict_last` (no ``(T, T)`` array kept).
+    [`predict_last`][] (no ``(T, T)`` array kept).
 
     | name | shape | what |
     |---|---|---|
@@ -647,17 +647,17 @@ class LastPosition:
         return VOCAB[int(np.argmax(self.probs))]
 
 
-#: Query rows of layer 0 that :func:`predict_last` scores at once: ``(ROWS, T)`` at a time.
 ROWS = 256
+"""Query rows of layer 0 that [`predict_last`][] scores at once: ``(ROWS, T)`` at a time."""
 
 
 # --8<-- [start:predict_last]
 def predict_last(text: str, **config) -> LastPosition:
     r"""The prediction after ``text``, computing only what it needs.
 
-    The same model as :func:`forward`, with the same arguments and limits, and the same numbers
+    The same model as [`forward`][], with the same arguments and limits, and the same numbers
     (to rounding), but no ``(T, T)`` pattern is ever held: layer 0 is computed
-    :data:`ROWS` queries at a time (every position needs its previous letter), and layer 1
+    [`ROWS`][] queries at a time (every position needs its previous letter), and layer 1
     and the readout only for the last query, the one whose prediction is asked for. Memory
     grows as \(T\) instead of \(T^2\), which is what sweeps over thousands of tokens need.
 
@@ -704,7 +704,7 @@ def predict_last(text: str, **config) -> LastPosition:
 
 
 def _causal_softmax_rows(scores: np.ndarray, first: int) -> np.ndarray:
-    """Rows ``first, first + 1, ...`` of :func:`causal_softmax` for scores of shape ``(B, T)``:
+    """Rows ``first, first + 1, ...`` of [`causal_softmax`][] for scores of shape ``(B, T)``:
     row ``b`` is query ``first + b`` and sees the keys up to it."""
     B, T = scores.shape
     A = np.array(scores, dtype=np.float64)

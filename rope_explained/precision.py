@@ -8,13 +8,13 @@ format, which is what a kernel that computes in float32 and stores a narrower re
 bfloat16 comes from ``ml_dtypes`` (the numpy dtype extension JAX uses), so its rounding is a
 maintained implementation's, not a hand-made imitation.
 
-* :func:`angle_error`: how far \(m\theta_i\) formed in a format is from float64.
-* :func:`cos_sin_error`: the same for \(\cos m\theta_i\) and \(\sin m\theta_i\).
-* :func:`rotate_in`: \(R_{\Theta,m}x\) with the angle and the products in chosen formats.
-* :func:`score_drift`: how far the previous-token head's score \(q_m^T k_{m-1}\) moves from
+* [`angle_error`][]: how far \(m\theta_i\) formed in a format is from float64.
+* [`cos_sin_error`][]: the same for \(\cos m\theta_i\) and \(\sin m\theta_i\).
+* [`rotate_in`][]: \(R_{\Theta,m}x\) with the angle and the products in chosen formats.
+* [`score_drift`][]: how far the previous-token head's score \(q_m^T k_{m-1}\) moves from
   its value at \(m = 1\): zero in exact arithmetic, where only the offset counts.
-* :func:`previous_token_attention`: the previous-token head's weight on \(m-1\) at absolute
-  position \(m\), and :func:`first_failure`, the first position where it drops below 1/2.
+* [`previous_token_attention`][]: the previous-token head's weight on \(m-1\) at absolute
+  position \(m\), and [`first_failure`][], the first position where it drops below 1/2.
 """
 
 from __future__ import annotations
@@ -28,14 +28,13 @@ from ._checks import check_array, check_choice, check_int_range, show
 from .model import Config, build_weights
 from .rope import frequencies
 
-#: The formats, by name. float16 cannot hold a position above 65,504.
 DTYPES = {
     "float64": np.dtype(np.float64),
     "float32": np.dtype(np.float32),
     "bfloat16": np.dtype(ml_dtypes.bfloat16),
     "float16": np.dtype(np.float16),
 }
-#: The recipes the precision page compares: name -> (angle dtype, storage dtype).
+"""The formats, by name. float16 cannot hold a position above 65,504."""
 PIPELINES = {
     "float64": ("float64", "float64"),
     "float32": ("float32", "float32"),
@@ -44,12 +43,13 @@ PIPELINES = {
     "bfloat16": ("bfloat16", "bfloat16"),
     "float16": ("float16", "float16"),
 }
-#: The largest position the functions take (one million).
+"""The recipes the precision page compares: name -> (angle dtype, storage dtype)."""
 MAX_POSITION = 10**6
-#: How many keys before the query :func:`previous_token_attention` scores one by one when the
-#: angle dtype holds every integer position exactly; keys further back score far below the
-#: previous token in every format tested (see the precision page).
+"""The largest position the functions take (one million)."""
 WINDOW = 256
+"""How many keys before the query [`previous_token_attention`][] scores one by one when the
+angle dtype holds every integer position exactly; keys further back score far below the
+previous token in every format tested (see the precision page)."""
 
 
 def _dtype(name: str, arg: str) -> np.dtype:
@@ -73,7 +73,7 @@ def angles(positions: np.ndarray, dtype: str = "float32", d: int = 64) -> np.nda
     their product (as ``inv_freq @ position_ids`` does in that format).
 
     ``positions``: 1 to 2**20 numbers in ``[0, 10**6]`` (float16: up to 65,504); ``dtype`` a
-    key of :data:`DTYPES`; ``d`` even, in ``[2, 512]``; base 10,000.
+    key of [`DTYPES`][]; ``d`` even, in ``[2, 512]``; base 10,000.
     """
     dt = _dtype(dtype, "dtype")
     p = _positions(positions, dt)
@@ -88,7 +88,7 @@ def angles(positions: np.ndarray, dtype: str = "float32", d: int = 64) -> np.nda
 def angle_error(positions: np.ndarray, dtype: str = "float32", d: int = 64) -> np.ndarray:
     r"""The largest error over the pairs of the angle \(m\theta_i\) formed in ``dtype``, against
     float64, for each position: shape ``(len(positions),)``, in radians. Arguments as for
-    :func:`angles`."""
+    [`angles`][]."""
     exact = np.asarray(check_array("positions", positions, ndim=1, max_size=2**20))
     got = angles(positions, dtype, d)
     ref = exact[:, None] * frequencies(d)[None, :]
@@ -114,8 +114,8 @@ def cos_sin_error(
     \(\sin m\theta_i\) when the angle is formed in ``angle_dtype`` and the result stored in
     ``storage_dtype``, against float64: shape ``(len(positions),)``.
 
-    ``positions`` as for :func:`angles` (the limit of the narrower dtype applies); the dtypes
-    keys of :data:`DTYPES`; ``d`` even, in ``[2, 512]``.
+    ``positions`` as for [`angles`][] (the limit of the narrower dtype applies); the dtypes
+    keys of [`DTYPES`][]; ``d`` even, in ``[2, 512]``.
     """
     adt, sdt = _dtype(angle_dtype, "angle_dtype"), _dtype(storage_dtype, "storage_dtype")
     p = _positions(positions, adt if adt.itemsize < sdt.itemsize else sdt)
@@ -142,7 +142,7 @@ def rotate_in(
     every product and sum rounded to it. Returns float64 (the values the format holds).
 
     ``x``: finite, ``d`` even in ``[2, 512]``, entries of magnitude at most 1e4;
-    ``positions``: ``seq`` numbers as for :func:`angles`.
+    ``positions``: ``seq`` numbers as for [`angles`][].
     """
     adt, sdt = _dtype(angle_dtype, "angle_dtype"), _dtype(storage_dtype, "storage_dtype")
     x = check_array("x", x, ndim=2, max_size=2**22, max_abs=1e4)
@@ -191,7 +191,7 @@ def _scores(q: np.ndarray, K: np.ndarray, sdt: np.dtype) -> np.ndarray:
 
 def score_drift(positions: np.ndarray, pipeline: str = "bfloat16") -> np.ndarray:
     r"""How far the previous-token head's score of the previous token, \(q_m^T k_{m-1}\),
-    computed with ``pipeline`` (a key of :data:`PIPELINES`) at each of ``positions`` (\(m\),
+    computed with ``pipeline`` (a key of [`PIPELINES`][]) at each of ``positions`` (\(m\),
     integers in ``[1, 10**6]``, float16 up to 65,504), is from the same pipeline's score at
     \(m = 1\). In exact arithmetic it is the same number, \(\alpha d/2 = 320\), at every
     \(m\). Returns the absolute differences, shape ``(len(positions),)``.
@@ -243,7 +243,7 @@ def previous_token_attention(
 ) -> np.ndarray:
     r"""The weight the model's previous-token head (layer 0, \(\alpha = 10\), \(d = 64\)) gives
     the key at \(m - 1\), for a query at each absolute position \(m\) of ``positions``,
-    computed with ``pipeline`` (a key of :data:`PIPELINES`).
+    computed with ``pipeline`` (a key of [`PIPELINES`][]).
 
     ``positions``: at most 32 integers in ``[1, 10**6]`` (float16 pipelines: up to 65,504).
     The head reads no token, so only positions matter: when the angle dtype rounds positions,

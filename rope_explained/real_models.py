@@ -1,9 +1,9 @@
 r"""Experiments on RoPE as released models run it, measured on the hand-built model.
 
-* :func:`convention_experiment`: the weights written for one pairing convention, run under
+* [`convention_experiment`][]: the weights written for one pairing convention, run under
   the other (the bug of loading a checkpoint into code that pairs its coordinates
   differently, without the conversion's permutation).
-* :func:`rotary_frequencies` and :func:`partial_rotary_sweep`: only part of each head
+* [`rotary_frequencies`][] and [`partial_rotary_sweep`][]: only part of each head
   rotates. ``"neox"`` is GPT-NeoX's partial rotary (the first ``r`` coordinates rotate, with a
   frequency ladder computed for an ``r``-dimensional head); ``"fastest"`` keeps the ``r/2``
   fastest pairs of the full head at their own frequencies and stops the others.
@@ -20,12 +20,12 @@ from .experiments import InductionPrompt
 from .model import MAX_LETTERS, forward, make_config, predict_last
 from .rope import LAYOUTS, frequencies
 
-#: Most prompts one call of :func:`convention_experiment` or :func:`partial_rotary_sweep` runs.
 MAX_EXPERIMENT_PROMPTS = 1000
-#: The two ways of rotating part of a head (:func:`rotary_frequencies`).
+"""Most prompts one call of [`convention_experiment`][] or [`partial_rotary_sweep`][] runs."""
 PARTIAL_VARIANTS = ("neox", "fastest")
-#: Most fractions one :func:`partial_rotary_sweep` runs.
+"""The two ways of rotating part of a head ([`rotary_frequencies`][])."""
 MAX_FRACTIONS = 16
+"""Most fractions one [`partial_rotary_sweep`][] runs."""
 
 
 def other_layout(layout: str) -> str:
@@ -69,13 +69,14 @@ def convention_experiment(prompts: list, text: str, layout: str = "half") -> dic
     r"""The model run under ``layout`` with the weights written for the other convention.
 
     Measured twice, with the wrong weights and with the right ones (reordered by
-    :func:`~rope_explained.conventions.interleaved_to_half` when ``layout`` is ``"half"``):
+    [`interleaved_to_half`][rope_explained.conventions.interleaved_to_half] when ``layout`` is
+    ``"half"``):
 
     * on ``text`` (1 to 8,192 letters, at least two): the previous-token head's mean attention
       on the key one step back, \(A^{(0)}_{m,m-1}\) (``previous``; its smallest value
       ``previous_min``), and on the query's own key, \(A^{(0)}_{m,m}\) (``itself``), over the
       positions \(m \ge 1\);
-    * on ``prompts`` (1 to :data:`MAX_EXPERIMENT_PROMPTS` induction prompts): the fraction
+    * on ``prompts`` (1 to [`MAX_EXPERIMENT_PROMPTS`][] induction prompts): the fraction
       whose top prediction is the right letter ``B`` (``accuracy``) and the fraction whose top
       prediction is the prompt's own last letter (``echo``).
 
@@ -119,7 +120,7 @@ def _rotary_dims(fraction: object, d: int, name: str = "fraction") -> int:
 
 
 def _partial_config(fraction: float, variant: str, d: int, base: float) -> dict:
-    """The model settings of one partial-rotary head (see :func:`rotary_frequencies`)."""
+    """The model settings of one partial-rotary head (see [`rotary_frequencies`][])."""
     r = _rotary_dims(fraction, d)
     pct = r / d
     # "fastest": an r-dimensional ladder with base**(r/d) is base**(-2i/d), i < r/2: the
@@ -143,7 +144,7 @@ def rotary_frequencies(
 
     Args:
         fraction: in ``(0, 1]``.
-        variant: one of :data:`PARTIAL_VARIANTS`.
+        variant: one of [`PARTIAL_VARIANTS`][].
         d: head dimension, even, in ``[2, 4096]``.
         base: frequency base, in ``(1, 1e12]``.
 
@@ -171,12 +172,12 @@ def partial_rotary_sweep(
     r"""The model with only part of each head rotating, for each of ``fractions``.
 
     Each fraction (in ``(0, 1]``, with ``int(64 * fraction)`` even and at least 2; 1 to
-    :data:`MAX_FRACTIONS` of them) builds the site's model (``d = 64``) whose heads rotate
+    [`MAX_FRACTIONS`][] of them) builds the site's model (``d = 64``) whose heads rotate
     \(r = \mathrm{int}(64 \cdot \mathtt{fraction})\) coordinates at the frequencies of
-    :func:`rotary_frequencies` for ``variant``; the hand-built heads are written for that
+    [`rotary_frequencies`][] for ``variant``; the hand-built heads are written for that
     rotation. Measured: the previous-token head's attention on the key one step back over
     ``text`` (1 to 8,192 letters, at least two), its mean and its minimum, and the induction
-    accuracy on ``prompts`` (1 to :data:`MAX_EXPERIMENT_PROMPTS` induction prompts).
+    accuracy on ``prompts`` (1 to [`MAX_EXPERIMENT_PROMPTS`][] induction prompts).
 
     Returns:
         ``{"rotary_dims", "previous", "previous_min", "accuracy"}``, arrays of shape

@@ -14,7 +14,7 @@ coordinates form pair ``i``:
   LLaMA code (which views each adjacent pair as one complex number);
 * ``"half"``: coordinates ``(i, i + d/2)``, the "rotate half" layout of GPT-NeoX and of the
   Hugging Face port of LLaMA, whose conversion script reorders the rows of \(W_q\) and
-  \(W_k\) (:func:`rope_explained.conventions.interleaved_to_half`) so that the scores stay
+  \(W_k\) ([`rope_explained.conventions.interleaved_to_half`][]) so that the scores stay
   the same.
 """
 
@@ -38,16 +38,16 @@ from ._checks import (
 )
 
 LAYOUTS = ("interleaved", "half")
-#: Frequency schedules of :func:`frequencies`.
 SCHEDULES = ("standard", "wendler")
-#: Context-extension methods of :func:`scaled_frequencies`.
+"""Frequency schedules of [`frequencies`][]."""
 SCALING_METHODS = ("linear", "ntk", "dynamic-ntk", "yarn", "llama3")
-#: The two readings of YaRN's ramp (:func:`yarn_keep`).
+"""Context-extension methods of [`scaled_frequencies`][]."""
 YARN_RAMPS = ("code", "paper")
-#: Largest context extension ``factor`` of :func:`scaled_frequencies`.
+"""The two readings of YaRN's ramp ([`yarn_keep`][])."""
 MAX_FACTOR = 1e6
-#: Most bytes the cos/sin table cache of :func:`cos_sin_table` keeps (64 MiB).
+"""Largest context extension ``factor`` of [`scaled_frequencies`][]."""
 CACHE_BYTES = 64 * 2**20
+"""Most bytes the cos/sin table cache of [`cos_sin_table`][] keeps (64 MiB)."""
 
 
 def frequencies(d: int, base: float = 10000.0, schedule: str = "standard") -> np.ndarray:
@@ -64,7 +64,7 @@ def frequencies(d: int, base: float = 10000.0, schedule: str = "standard") -> np
     Args:
         d: head dimension, even, in ``[2, 4096]`` (``"wendler"`` needs ``d >= 4``).
         base: the frequency base, in ``(1, 1e12]`` (RoFormer uses 10000).
-        schedule: one of :data:`SCHEDULES`.
+        schedule: one of [`SCHEDULES`][].
 
     Returns:
         Array of shape ``(d/2,)``; ``theta[0] == 1`` turns fastest, the last entry slowest.
@@ -180,7 +180,7 @@ def cos_sin_table(positions: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray,
 
     The tables depend only on the positions and the frequencies, so, like the rotary modules of
     production models, the package keeps recent ones in a small cache (read-only arrays), at most
-    :data:`CACHE_BYTES` (64 MiB) in all, the least recently used dropped first; a table larger
+    [`CACHE_BYTES`][] (64 MiB) in all, the least recently used dropped first; a table larger
     than that is computed but not kept. ``cos_sin_table.cache_clear()`` empties the cache and
     ``cos_sin_table.cache_info()`` returns ``(tables kept, bytes)``.
     """
@@ -192,7 +192,7 @@ def cos_sin_table(positions: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray,
 def _cos_sin(
     p: np.ndarray, t: np.ndarray, theta_name: str = "theta"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The tables for checked float64 positions and frequencies (see :func:`cos_sin_table`);
+    """The tables for checked float64 positions and frequencies (see [`cos_sin_table`][]);
     ``theta_name`` is what the caller calls the frequencies, for messages."""
     check_size(f"len(positions) x len({theta_name})", p.size * t.size)
     if p.size and t.size and float(np.abs(p).max()) * float(np.abs(t).max()) > 1e300:
@@ -248,7 +248,7 @@ def apply_rope(
             LLaMA code); ``"half"`` pairs ``(i, i + d/2)`` ("rotate half": GPT-NeoX and the
             Hugging Face port of LLaMA).
         inv_freq: optional frequencies of shape ``(d/2,)`` replacing ``frequencies(d, base)``,
-            for example from :func:`scaled_frequencies`.
+            for example from [`scaled_frequencies`][].
 
     Returns:
         Array with the shape of ``x`` and its floating dtype: float16, float32 and float64 stay
@@ -307,9 +307,9 @@ def apply_rope_matrix(
 ) -> np.ndarray:
     r"""Reference path: \(x_m \mapsto R_{\Theta,m} x_m\) with explicit matrices.
 
-    Builds one ``(d, d)`` matrix per position with :func:`rotation_matrix` and multiplies
+    Builds one ``(d, d)`` matrix per position with [`rotation_matrix`][] and multiplies
     (at most ``2**25`` matrix entries in all: ``seq * d * d``). Slow on purpose: it is the
-    definition that :func:`apply_rope` is checked and timed against. Returns float64.
+    definition that [`apply_rope`][] is checked and timed against. Returns float64.
 
     Examples:
         >>> x = np.arange(8.0).reshape(2, 4)
@@ -364,7 +364,7 @@ def yarn_keep(
     * ``ramp="code"``, the YaRN reference code and Hugging Face's ``_compute_yarn_parameters``:
       linear in the pair index \(i\), between the pair indices at which \(r\) equals
       ``beta_fast`` (rounded down) and ``beta_slow`` (rounded up). This is what
-      :func:`scaled_frequencies` uses.
+      [`scaled_frequencies`][] uses.
 
     Both agree at the two ends; in between the code's ramp is linear in \(\log r\).
 
@@ -433,7 +433,7 @@ def scaled_frequencies(
       while the text fits the original context.
     * ``"yarn"`` (YaRN, Peng et al. 2023): pairs that turn more than ``beta_fast`` times over
       \(L\) keep \(\theta_i\); pairs that turn fewer than ``beta_slow`` times are interpolated
-      to \(\theta_i/s\); a ramp in between (:func:`yarn_keep`, the reference code's reading).
+      to \(\theta_i/s\); a ramp in between ([`yarn_keep`][], the reference code's reading).
       Attention logits are multiplied by \((0.1 \ln s + 1)^2\), returned here as
       ``attention_factor`` \(= 0.1 \ln s + 1\), applied to both queries and keys.
     * ``"llama3"`` (Llama 3.1, Meta's ``apply_scaling`` and Hugging Face's
@@ -448,7 +448,7 @@ def scaled_frequencies(
         d: head dimension, even, in ``[2, 4096]`` (``"ntk"`` and ``"dynamic-ntk"`` need
             ``d >= 4``).
         base: frequency base, in ``(1, 1e12]``.
-        method: one of :data:`SCALING_METHODS`.
+        method: one of [`SCALING_METHODS`][].
         factor: the context extension \(s\), in ``[1, 1e6]``.
         original_max_position: \(L\), an integer in ``[1, 10**9]``.
         seq_len: the length of the text, an integer in ``[1, 10**9]``; required by

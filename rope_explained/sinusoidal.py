@@ -11,7 +11,7 @@ $$
 $$
 
 The two middle terms mix a token's content with the other token's absolute position.
-:func:`additive_score_terms` computes the four terms, and the RoPE score of the same content,
+[`additive_score_terms`][] computes the four terms, and the RoPE score of the same content,
 for a generic head.
 """
 
@@ -23,10 +23,10 @@ from ._checks import check_base, check_choice, check_head_dim, check_int_range, 
 from .embedding import VOCAB, embedding_matrix
 from .rope import apply_rope, frequencies
 
-#: Most positions :func:`sinusoidal_positions` and :func:`additive_score_terms` compute.
 MAX_POSITIONS = 4096
-#: The terms :func:`additive_score_terms` returns, each ``(T, T)``.
+"""Most positions [`sinusoidal_positions`][] and [`additive_score_terms`][] compute."""
 SCORE_TERMS = ("content", "content_position", "position_content", "position", "additive", "rope")
+"""The terms [`additive_score_terms`][] returns, each ``(T, T)``."""
 
 
 def sinusoidal_positions(T: int, d: int = 64, base: float = 10000.0) -> np.ndarray:
@@ -73,10 +73,10 @@ def additive_score_terms(
     | ``rope`` | \((R_{\Theta,m} W_q x)^T (R_{\Theta,n} W_k y)\) |
 
     ``T`` (positions, in ``[1, 4096]``) and ``d`` (even, in ``[2, 512]``) as for
-    :func:`sinusoidal_positions`, with the base 10000.
+    [`sinusoidal_positions`][], with the base 10000.
 
     Returns:
-        A dict of the keys :data:`SCORE_TERMS`, each an array of shape ``(T, T)``.
+        A dict of the keys [`SCORE_TERMS`][], each an array of shape ``(T, T)``.
     """
     check_choice("query_letter", query_letter, VOCAB)
     check_choice("key_letter", key_letter, VOCAB)

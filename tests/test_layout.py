@@ -58,3 +58,18 @@ def test_api_reference_documents_every_module():
         assert f"::: rope_explained.{name}\n" in text, f"rope_explained.{name} has no reference"
     for module in figures.MODULES:
         assert f"::: rope_explained.figures.{module}\n" in text, module
+
+
+def test_docstrings_are_written_for_the_api_reference():
+    """The API reference renders docstrings as Markdown through mkdocstrings: a Sphinx role
+    (``:func:`x```) would show as raw text there, and a ``#:`` comment above a constant is not
+    read at all (griffe documents a constant by the string that follows it)."""
+    import re
+
+    role = re.compile(r":(?:class|func|meth|data|attr|mod|obj|exc):`")
+    found = []
+    for path in sorted((ROOT / "rope_explained").rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if role.search(line) or line.lstrip().startswith("#:"):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []

@@ -3,9 +3,9 @@
 Each page has one module here, named after it: the figures of ``equations/rope.md`` live in
 ``figures/equations/rope.py``, those of ``forward-pass/index.md`` in ``figures/forward_pass.py``
 and those of the home page (``index.md``) in ``figures/home.py``. A figure function takes keyword
-arguments only, reads what it plots from the package (a :class:`~rope_explained.model.Trace` or
-an experiment's arrays) and returns a :class:`matplotlib.figure.Figure`. The :func:`register`
-decorator files it under a stable id with its caption and alt text::
+arguments only, reads what it plots from the package (a [`Trace`][rope_explained.model.Trace] or
+an experiment's arrays) and returns a `matplotlib.figure.Figure`. The [`register`][]
+decorator files it under a stable id with its caption and alt text:
 
     @register("rope-frequencies", caption="The frequency schedule ...", alt="A line plot of ...")
     def rope_frequencies(d=64, base=10000.0):
@@ -14,16 +14,16 @@ decorator files it under a stable id with its caption and alt text::
         return fig
 
 A page never types a number that the package computes. The same module registers, with
-:func:`value`, the numbers its page states: a value function takes keyword arguments only and
+[`value`][], the numbers its page states: a value function takes keyword arguments only and
 returns the text exactly as the page prints it (digits, thousands separators, TeX if the page
-uses it inside math)::
+uses it inside math):
 
     @value("fp-top-probability")
     def fp_top_probability(text=FORWARD_PASS_PROMPT) -> str:
         return f"{example_trace(text).probs[-1].max():.3f}"
 
 The site build replaces each value macro on the page with that text, through a cache keyed like
-the figures' (:func:`value_cached`). A value belongs to the page of its module.
+the figures' ([`value_cached`][]). A value belongs to the page of its module.
 
 Nothing here knows about MkDocs or HTML: ``python -m rope_explained.figures --out DIR`` renders
 every registered figure into ``DIR``.
@@ -54,7 +54,6 @@ from matplotlib.figure import Figure
 from .._checks import check_choice, check_text, show
 from .style import STYLE_FILE, new_figure, style_context  # noqa: F401
 
-#: Modules that hold figures, one per page (imported by :func:`load_all`).
 MODULES = (
     "home",
     "equations.token_embedding",
@@ -76,23 +75,24 @@ MODULES = (
     "real_models.precision",
     "playground",
 )
+"""Modules that hold figures, one per page (imported by [`load_all`][])."""
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-#: Where rendered figures are kept between builds (beside the package, in the repository).
 CACHE_DIR = PACKAGE_DIR.parent / ".cache" / "figures"
-#: Where computed page values are kept between builds.
+"""Where rendered figures are kept between builds (beside the package, in the repository)."""
 VALUE_CACHE_DIR = PACKAGE_DIR.parent / ".cache" / "values"
-#: Figure and value ids: lower-case kebab-case.
+"""Where computed page values are kept between builds."""
 ID_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
-#: The formats :func:`render_bytes` and :func:`render` write.
+"""Figure and value ids: lower-case kebab-case."""
 FORMATS = ("svg", "png", "pdf")
-#: Longest figure id :func:`register` accepts.
+"""The formats [`render_bytes`][] and [`render`][] write."""
 MAX_ID_LENGTH = 80
+"""Longest figure id [`register`][] accepts."""
 _ID = re.compile(ID_PATTERN)
 
 
 def _check_id(fig_id: object, name: str = "fig_id") -> str:
-    """A figure or value id: lower-case kebab-case of at most :data:`MAX_ID_LENGTH` characters."""
+    """A figure or value id: lower-case kebab-case of at most [`MAX_ID_LENGTH`][] characters."""
     if not isinstance(fig_id, str) or len(fig_id) > MAX_ID_LENGTH or not _ID.fullmatch(fig_id):
         raise ValueError(
             f"{name} must be lower-case kebab-case (a-z, 0-9 and single dashes), at most "
@@ -165,7 +165,7 @@ class FigureSpec:
 
     @property
     def page(self) -> str:
-        """The page that shows the figure, without suffix (see :func:`page_of`)."""
+        """The page that shows the figure, without suffix (see [`page_of`][])."""
         return page_of(self.func.__module__)
 
     @property
@@ -225,7 +225,7 @@ class ValueSpec:
 
     @property
     def page(self) -> str:
-        """The page that states the value, without suffix (see :func:`page_of`)."""
+        """The page that states the value, without suffix (see [`page_of`][])."""
         return page_of(self.func.__module__)
 
     @property
@@ -294,7 +294,7 @@ def load_all() -> dict[str, FigureSpec]:
 
 def get(fig_id: str) -> FigureSpec:
     """The spec registered under ``fig_id``; a ``ValueError`` names the closest known ids
-    otherwise (:func:`load_all` lists them all)."""
+    otherwise ([`load_all`][] lists them all)."""
     _check_id(fig_id)  # a malformed id is refused before the figure modules are imported
     load_all()
     if fig_id not in REGISTRY:
@@ -315,7 +315,7 @@ def load_values() -> dict[str, ValueSpec]:
 
 def get_value(value_id: str) -> ValueSpec:
     """The value registered under ``value_id``; a ``ValueError`` names the closest known ids
-    otherwise (:func:`load_values` lists them all)."""
+    otherwise ([`load_values`][] lists them all)."""
     _check_id(value_id, "value_id")
     load_all()
     if value_id not in VALUES:
@@ -407,7 +407,7 @@ def source_hash(module: str) -> str:
     The module's source and that of every module of the package it imports (transitively), the
     style file, and the versions of numpy and matplotlib: editing a figure of one page re-renders
     that page's figures only; editing the model re-renders every figure that runs it.
-    ``module`` as for :func:`module_dependencies`.
+    ``module`` as for [`module_dependencies`][].
     """
     _check_module(module)
     known = _SOURCE_HASHES.get((module, PACKAGE_DIR)) or _stored_source_hash(module)
@@ -428,12 +428,12 @@ def source_hash(module: str) -> str:
     return h.hexdigest()
 
 
-#: (module, package folder) -> (the files its source hash read, their sizes and modification
-#: times, the hash)
 _SOURCE_HASHES: dict[tuple[str, Path], tuple[list[Path], tuple, str]] = {}
-#: The same, kept beside the figure cache for the next process (a build, a test run), so that
-#: it reads the import graph again only where a file changed.
+"""(module, package folder) -> (the files its source hash read, their sizes and modification
+times, the hash)"""
 SOURCE_HASH_FILE = CACHE_DIR / "source-hashes.json"
+"""The same, kept beside the figure cache for the next process (a build, a test run), so that
+it reads the import graph again only where a file changed."""
 
 
 def _read_source_hashes() -> dict:
@@ -482,11 +482,11 @@ def _stamp(paths: list[Path]) -> tuple:
 
 
 def cache_key(spec: FigureSpec | ValueSpec) -> str:
-    """Cache key of a figure or a value: its code's :func:`source_hash`, its id and its
+    """Cache key of a figure or a value: its code's [`source_hash`][], its id and its
     arguments.
 
-    ``spec`` is a :class:`FigureSpec` or a :class:`ValueSpec`, as :func:`get` and
-    :func:`get_value` return.
+    ``spec`` is a [`FigureSpec`][] or a [`ValueSpec`][], as [`get`][] and
+    [`get_value`][] return.
     """
     if not isinstance(spec, (FigureSpec, ValueSpec)):
         raise ValueError(
@@ -499,8 +499,8 @@ def cache_key(spec: FigureSpec | ValueSpec) -> str:
     return h.hexdigest()[:20]
 
 
-#: Decimals kept in an SVG's coordinates: a hundredth of a point is a seventieth of a pixel.
 SVG_DECIMALS = 2
+"""Decimals kept in an SVG's coordinates: a hundredth of a point is a seventieth of a pixel."""
 _RE_SVG_NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _RE_SVG_PATH = re.compile(r'(?<=\sd=")[^"]*')
 _RE_SVG_LENGTH = re.compile(r'(?<=\s)(x|y|width|height)="([^"]*)"')
@@ -528,7 +528,7 @@ def _compact_path(d: str) -> str:
 
 def _compact_svg(data: bytes) -> bytes:
     """matplotlib's SVG drawn the same with fewer bytes: coordinates (path data, positions,
-    sizes and translations; never scale factors) rounded to :data:`SVG_DECIMALS` decimals,
+    sizes and translations; never scale factors) rounded to [`SVG_DECIMALS`][] decimals,
     no metadata, no indentation, and no ids that nothing refers to."""
     text = data.decode("utf-8")
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.DOTALL)
@@ -573,7 +573,7 @@ def _compact_svg(data: bytes) -> bytes:
 
 def render_bytes(fig_id: str, fmt: str = "svg") -> bytes:
     """Render a registered figure to bytes, deterministically; ``fmt`` is one of
-    :data:`FORMATS` (SVG by default). An SVG is compacted (:func:`_compact_svg`)."""
+    [`FORMATS`][] (SVG by default). An SVG is compacted (`_compact_svg`)."""
     check_choice("fmt", fmt, FORMATS)
     spec = get(fig_id)
     with style_context():  # also at save time: the SVG's hash salt comes from the style
@@ -591,7 +591,7 @@ def render_cached(fig_id: str, cache_dir: str | Path = CACHE_DIR) -> tuple[bytes
     """The SVG bytes of a registered figure and whether they had to be rendered.
 
     The cache file is ``cache_dir/<id>-<cache_key>.svg``: a figure is rendered again only when
-    the code it depends on or its arguments change (:func:`cache_key`). Older versions of the
+    the code it depends on or its arguments change ([`cache_key`][]). Older versions of the
     same figure are deleted when a new one is written. ``cache_dir`` is a non-empty path.
     """
     cache_dir = _check_dir("cache_dir", cache_dir)
@@ -614,7 +614,7 @@ def render_cached(fig_id: str, cache_dir: str | Path = CACHE_DIR) -> tuple[bytes
 def render(fig_id: str, out_dir: str | Path, fmt: str = "svg") -> Path:
     """Render a registered figure into ``out_dir/<id>.<fmt>`` and return the path.
 
-    ``out_dir`` is a non-empty path (made if missing); ``fmt`` one of :data:`FORMATS`.
+    ``out_dir`` is a non-empty path (made if missing); ``fmt`` one of [`FORMATS`][].
     """
     out = _check_dir("out_dir", out_dir)
     check_choice("fmt", fmt, FORMATS)
@@ -630,7 +630,7 @@ def value_cached(value_id: str, cache_dir: str | Path = VALUE_CACHE_DIR) -> tupl
 
     The cache file is ``cache_dir/<id>-<cache_key>.json``, holding the id, the key and the
     text: a value is computed again only when the code its module depends on or its arguments
-    change (:func:`cache_key`). Older versions of the same value are deleted when a new one is
+    change ([`cache_key`][]). Older versions of the same value are deleted when a new one is
     written; a damaged file is computed again.
     """
     spec = get_value(value_id)

@@ -1,7 +1,7 @@
 r"""Figures of the forward-pass page: the eleven panels, all read from one traced forward pass.
 
-Every panel calls :func:`example_trace`, which runs :func:`rope_explained.model.forward` once on
-:data:`FORWARD_PASS_PROMPT` (and caches the result), so the eleven pictures are eleven views of the
+Every panel calls [`example_trace`][], which runs [`rope_explained.model.forward`][] once on
+[`FORWARD_PASS_PROMPT`][] (and caches the result), so the eleven pictures are eleven views of the
 same computation.
 """
 

@@ -12,8 +12,8 @@ from . import register
 from .forward_pass import example_trace
 from .style import COLORS, new_figure
 
-#: Attention weights below this are not drawn (they would be invisible anyway).
 MIN_WEIGHT = 0.1
+"""Attention weights below this are not drawn (they would be invisible anyway)."""
 
 
 def decode_letter(tr: Trace, vec: np.ndarray) -> str:

@@ -19,10 +19,10 @@ from ..rope import SCALING_METHODS, frequencies
 from . import register, value
 from .style import SEQUENTIAL, attention_heatmap, new_figure
 
-#: The layer-0 score panel shows each row of scores minus the row's best visible score, on
-#: ``cividis`` from this floor (and below) to 0, like the layer-0 page's figure of the pattern;
-#: the site build passes it to the live panel too (docs/hooks/playground.py).
 SCORE_GAP_FLOOR = -40.0
+"""The layer-0 score panel shows each row of scores minus the row's best visible score, on
+``cividis`` from this floor (and below) to 0, like the layer-0 page's figure of the pattern;
+the site build passes it to the live panel too (docs/hooks/playground.py)."""
 
 
 def score_gap(trace) -> np.ndarray:

@@ -1,7 +1,7 @@
 """The shared look of the figures: one style file, and helpers every figure module uses.
 
 Colour maps: ``viridis`` for probabilities and attention (sequential, 0 to 1), ``cividis`` for
-other non-negative quantities, and :data:`DIVERGING` centred on zero (:func:`centred_norm`)
+other non-negative quantities, and [`DIVERGING`][] centred on zero ([`centred_norm`][])
 for signed values such as raw scores. All three read in grey scale and for the common kinds
 of colour blindness. The line colours are the Okabe-Ito palette.
 """
@@ -19,11 +19,13 @@ from matplotlib.patches import Rectangle
 
 STYLE_FILE = Path(__file__).with_name("rope_explained.mplstyle")
 SEQUENTIAL = "viridis"
+"""The colour map of probabilities and attention (sequential, 0 to 1)."""
 DIVERGING = "RdBu_r"
-#: The cells of a pattern that the mask hides (a key after its query): grey, hatched.
+"""The colour map of signed values such as raw scores, centred on zero by [`centred_norm`][]."""
 MASK_COLOR = "0.86"
-#: Okabe-Ito colours, in the order of the style's colour cycle.
+"""The cells of a pattern that the mask hides (a key after its query): grey, hatched."""
 COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+"""Okabe-Ito colours, in the order of the style's colour cycle."""
 
 
 @contextlib.contextmanager
@@ -42,7 +44,7 @@ def new_figure(
 
 
 def centred_norm(values: np.ndarray) -> TwoSlopeNorm:
-    """A colour norm for signed values with zero at the centre of :data:`DIVERGING`."""
+    """A colour norm for signed values with zero at the centre of [`DIVERGING`][]."""
     finite = np.asarray(values)[np.isfinite(values)]
     span = float(np.max(np.abs(finite))) if finite.size else 1.0
     span = span or 1.0

@@ -1,7 +1,7 @@
 r"""Figures of the complete-forward-pass page (equations/forward-pass.md).
 
-All three read one :class:`~rope_explained.model.Trace` of :func:`~rope_explained.model.forward`
-(the rank-1 comparison reads a second one).
+All three read one [`Trace`][rope_explained.model.Trace] of
+[`forward`][rope_explained.model.forward] (the rank-1 comparison reads a second one).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from ..style import (
 )
 from .induction_head import benchmark_hits
 
-#: The site's running example (the same prompt as the step-by-step page and the home page).
 PROMPT = FORWARD_PASS_PROMPT
+"""The site's running example (the same prompt as the step-by-step page and the home page)."""
 
 
 @register(

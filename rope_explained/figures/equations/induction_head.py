@@ -2,8 +2,8 @@ r"""Figures of the layer-1 page (equations/induction-head.md).
 
 Each figure compares the explained-equations document's rank-1 head (``head="rank1"``) with
 the working induction head the site uses (``head="induction"``, the default). Everything
-plotted is read from :func:`~rope_explained.model.forward` traces, the induction benchmark of
-:mod:`~rope_explained.experiments`, or the package's frequency schedule.
+plotted is read from [`forward`][rope_explained.model.forward] traces, the induction benchmark of
+``experiments``, or the package's frequency schedule.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from ..style import (
 )
 
 HEAD_NAMES = {"rank1": "rank-1 head (the document's)", "induction": "working head (this site's)"}
-#: A prompt whose second half repeats its first half: the textbook induction case.
 PROMPT = "jumpfoxjumpfox"
+"""A prompt whose second half repeats its first half: the textbook induction case."""
 ALPHABET = "".join(VOCAB)
 
 
@@ -80,9 +80,9 @@ def preference():
     return fig
 
 
-#: The queries drawn in the rank-1 rows figure: the second half's x, f, m and j (positions 14,
-#: 12, 10, 8), two with a positive scalar cos a_t and two with a negative one.
 ROW_QUERIES = (14, 12, 10, 8)
+"""The queries drawn in the rank-1 rows figure: the second half's x, f, m and j (positions 14,
+12, 10, 8), two with a positive scalar cos a_t and two with a negative one."""
 
 
 @register(
@@ -175,7 +175,7 @@ def patterns(prompt: str = PROMPT):
     n=1000,
 )
 def accuracy(n: int = 1000):
-    """Accuracy of both heads, overall and by length, from :func:`benchmark_hits`."""
+    """Accuracy of both heads, overall and by length, from [`benchmark_hits`][]."""
     prompts = induction_prompts(n)
     edges = (8, 65, 129, 193, 257)
     bins = list(zip(edges[:-1], edges[1:], strict=True))
@@ -386,8 +386,8 @@ def layer1_two_copies_probability(text: str = "kbxkdqk") -> str:
     return f"{forward(text).probs[-1].max():.2f}"
 
 
-#: Two earlier copies of k followed by b and m, whose average falls midway between g and h.
 TIE_PROMPT = "kbxkmdk"
+"""Two earlier copies of k followed by b and m, whose average falls midway between g and h."""
 
 
 @value("layer1-tie-h", letter="h")
@@ -440,10 +440,10 @@ def layer1_tie_rope_gap(text: str = TIE_PROMPT) -> str:
 
 # Worked exercises ------------------------------------------------------------------------------
 
-#: Exercise 1: what does the rank-1 head predict?
 EXERCISE_RANK1 = "cabqnzc"
-#: Exercise 2: the head that copies the letter two after the match.
+"""Exercise 1: what does the rank-1 head predict?"""
 EXERCISE_TWO_AFTER = "kbqxyzk"
+"""Exercise 2: the head that copies the letter two after the match."""
 
 
 @value("layer1-ex-rank1-prediction", head="rank1")
@@ -500,5 +500,5 @@ def layer1_neighbour_exponent() -> str:
 @value("layer1-spaced-hits-900", gap=900)
 @value("layer1-spaced-hits-1300", gap=1300)
 def layer1_spaced_hits(gap: int = 800, n: int = 10, seed: int = 0) -> str:
-    """How many of the :func:`spaced_prompts` the model completes correctly."""
+    """How many of the [`spaced_prompts`][] the model completes correctly."""
     return str(sum(forward(t).prediction == b for t, b in spaced_prompts(gap, n, seed)))

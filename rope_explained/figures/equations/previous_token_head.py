@@ -1,9 +1,9 @@
 r"""Figures of the layer-0 page (equations/previous-token-head.md).
 
 Every figure reads the package: the score curve comes from
-:func:`~rope_explained.experiments.previous_token_scores`, everything else (the residual
-stream included) from the :class:`~rope_explained.model.Trace` that
-:func:`~rope_explained.model.forward` returns.
+[`previous_token_scores`][rope_explained.experiments.previous_token_scores], everything else
+(the residual stream included) from the [`Trace`][rope_explained.model.Trace] that
+[`forward`][rope_explained.model.forward] returns.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from ...rope import frequencies
 from .. import floor_to, register, times_ten, value
 from ..style import COLORS, DIVERGING, attention_heatmap, centred_norm, new_figure, token_ticks
 
-#: The prompt the layer-0 figures run through the model.
 PROMPT = "thequickbrownfox"
+"""The prompt the layer-0 figures run through the model."""
 
 
 def _pattern(ax, trace, label: str | None = None):

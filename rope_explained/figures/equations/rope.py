@@ -1,8 +1,9 @@
 """Figures of the RoPE page (``equations/rope.md``).
 
-Every figure reads the package: :func:`~rope_explained.rope.frequencies`,
-:func:`~rope_explained.rope.rotation_matrix` and :func:`~rope_explained.rope.apply_rope`
-(with ``inv_freq`` for the equal-frequency what-if, and ``layout`` for the two pairings).
+Every figure reads the package: [`frequencies`][rope_explained.rope.frequencies],
+[`rotation_matrix`][rope_explained.rope.rotation_matrix] and
+[`apply_rope`][rope_explained.rope.apply_rope] (with ``inv_freq`` for the equal-frequency
+what-if, and ``layout`` for the two pairings).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Figures of the token-embedding page (``equations/token-embedding.md``).
 
-Every figure reads the package: :func:`~rope_explained.embedding.embedding_matrix`,
-:func:`~rope_explained.embedding.embed_index`, :func:`~rope_explained.embedding.plane_reader`
-and, for the readout's sharpness, :class:`~rope_explained.model.Config`.
+Every figure reads the package: [`embedding_matrix`][rope_explained.embedding.embedding_matrix],
+[`embed_index`][rope_explained.embedding.embed_index],
+[`plane_reader`][rope_explained.embedding.plane_reader] and, for the readout's sharpness,
+[`Config`][rope_explained.model.Config].
 """
 
 from __future__ import annotations

@@ -77,11 +77,11 @@ def semantic_recency_curves(T=1000, d=64):
     return fig
 
 
-#: The two frequency schedules of Experiment 3, as the figures label them: Wendler's notes use
-#: the first, the rest of the site the second.
 _SCHEDULES = (("wendler", "his schedule"), ("standard", "the site's schedule"))
-#: The y range of the panels that keep only the slowest pairs, zoomed in as in Fig. 8.1.
+"""The two frequency schedules of Experiment 3, as the figures label them: Wendler's notes use
+the first, the rest of the site the second."""
 _ZOOM = (0.98, 1.002)
+"""The y range of the panels that keep only the slowest pairs, zoomed in as in Fig. 8.1."""
 
 
 @register(

@@ -1,7 +1,7 @@
 r"""Figures and values of the page on context extension.
 
-Every number comes from :mod:`rope_explained.extension` at build time. The sweeps share one
-computation per build (:func:`study`), cached in the process, and each figure and value goes
+Every number comes from ``rope_explained.extension`` at build time. The sweeps share one
+computation per build ([`study`][]), cached in the process, and each figure and value goes
 through the figure and value caches like every other.
 """
 
@@ -28,9 +28,9 @@ from ...rope import frequencies, scaled_frequencies, yarn_keep
 from .. import register, value
 from ..style import COLORS, new_figure
 
-#: The context the model is taken to have been built for: the power of two just past the
-#: measured horizon, so that factor 8 reaches 8,192 letters, the longest text it reads.
 L = 1024
+"""The context the model is taken to have been built for: the power of two just past the
+measured horizon, so that factor 8 reaches 8,192 letters, the longest text it reads."""
 METHODS = ("linear", "ntk", "dynamic-ntk", "yarn", "llama3")
 LABELS = {
     None: "no scaling",
@@ -41,12 +41,12 @@ LABELS = {
     "llama3": "Llama 3.1",
 }
 FACTORS = (2.0, 4.0, 8.0)
-#: The sweep: log-spaced distances between the two A's, prompts per distance, seed.
 LOW, HIGH, COUNT, PER_DISTANCE, SEED = 100, 8000, 12, 6, 0
-#: Length of the text whose last query the table's previous-token column reads.
+"""The sweep: log-spaced distances between the two A's, prompts per distance, seed."""
 PREVIOUS_AT = 4 * L
-#: Bands of pairs the ablation stops, fastest or slowest.
+"""Length of the text whose last query the table's previous-token column reads."""
 BANDS = (0, 1, 2, 3, 4, 8, 16)
+"""Bands of pairs the ablation stops, fastest or slowest."""
 ABLATION_DISTANCES = (300, 2000)
 
 
@@ -302,7 +302,7 @@ def edge_distances(factor: float = 4.0) -> list[int]:
 
 def match_weight(factor: float = 4.0, with_factor: bool = True, n: int = PER_DISTANCE):
     """Mean layer-1 weight of the last query on the true match (the key after the first A)
-    at the :func:`edge_distances`, YaRN at ``factor``; without the factor, alpha and beta are
+    at the [`edge_distances`][], YaRN at ``factor``; without the factor, alpha and beta are
     divided by its square, which undoes it exactly (scores are bilinear in q and k)."""
     cfg = settings("yarn", factor)
     if not with_factor:
@@ -583,8 +583,8 @@ def ctx_norope_min() -> str:
     return f"{unrotated_layer1().min():.2f}"
 
 
-#: The finer sweep near the unscaled model's edge: distances, step, prompts per distance, seed.
 FINE_LOW, FINE_HIGH, FINE_STEP, FINE_PROMPTS, FINE_SEED = 800, 960, 10, 32, 1
+"""The finer sweep near the unscaled model's edge: distances, step, prompts per distance, seed."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -596,7 +596,7 @@ def fine_curve() -> tuple[list[int], np.ndarray]:
 
 
 def fine_edge() -> tuple[int, int]:
-    """The last distance of :func:`fine_curve`'s grid at which at least half the prompts are
+    """The last distance of [`fine_curve`][]'s grid at which at least half the prompts are
     right, before the first at which fewer are, and that next one."""
     grid, curve = fine_curve()
     first_wrong = next(i for i, a in enumerate(curve) if a < 0.5)
@@ -618,7 +618,7 @@ def ctx_fine_prompts() -> str:
 def dynamic_crossing(factor: float) -> int:
     """The shortest text (positions, start token included) longer than L at which dynamic
     NTK's predicted failure point reaches the text's length, found by bisection on
-    :func:`dynamic_horizon`."""
+    [`dynamic_horizon`][]."""
     lo, hi = L, 4 * L  # below at L (906 < 1024); above at 4L for every factor >= 2
     while hi - lo > 1:
         mid = (lo + hi) // 2

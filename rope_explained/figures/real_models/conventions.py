@@ -1,11 +1,11 @@
 r"""Figures of the conventions page (``real-models/conventions.md``).
 
 The hand-built weights under both pairing conventions, from
-:func:`~rope_explained.model.forward` and
-:func:`~rope_explained.real_models.convention_experiment`; the two listings of the page
-(:func:`~rope_explained.conventions.rope_complex`,
-:func:`~rope_explained.conventions.rope_rotate_half`) are run here against
-:func:`~rope_explained.rope.apply_rope`.
+[`forward`][rope_explained.model.forward] and
+[`convention_experiment`][rope_explained.real_models.convention_experiment]; the two listings of
+the page ([`rope_complex`][rope_explained.conventions.rope_complex],
+[`rope_rotate_half`][rope_explained.conventions.rope_rotate_half]) are run here against
+[`apply_rope`][rope_explained.rope.apply_rope].
 """
 
 from __future__ import annotations
@@ -23,19 +23,19 @@ from ...rope import apply_rope
 from .. import register, times_ten, value
 from ..style import attention_heatmap, new_figure
 
-#: A prompt that repeats itself: the induction case.
 PROMPT = "jumpfoxjumpfox"
-#: How many of the benchmark's prompts (``induction_prompts(1000)``, the first ones) are run.
+"""A prompt that repeats itself: the induction case."""
 N_PROMPTS = 50
-#: The text the previous-token head is measured on (256 letters).
+"""How many of the benchmark's prompts (``induction_prompts(1000)``, the first ones) are run."""
 TEXT = LONG_PROMPT
-#: The letters of the listings' check: positions, head size, seed.
+"""The text the previous-token head is measured on (256 letters)."""
 LISTING = {"seq": 300, "d": 64, "seed": 0}
+"""The letters of the listings' check: positions, head size, seed."""
 
 
 def experiment(layout: str = "half") -> dict[str, float]:
     """The wrong-convention experiment under ``layout``, computed once per process: on the
-    first :data:`N_PROMPTS` prompts of the benchmark under rotate-half, on 10 of them for
+    first [`N_PROMPTS`][] prompts of the benchmark under rotate-half, on 10 of them for
     the reverse direction (whose page states layer 0 only)."""
     return _experiment(layout, N_PROMPTS if layout == "half" else 10)
 

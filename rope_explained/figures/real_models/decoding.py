@@ -1,8 +1,8 @@
 r"""Figures of the page on the KV cache, incremental decoding, padding and packing
 (real-models/decoding.md).
 
-Every number comes from :mod:`rope_explained.decoding`: the steps of :func:`decode`, and the
-traces of :func:`pad_left` and :func:`pack`.
+Every number comes from ``rope_explained.decoding``: the steps of [`decode`][], and the
+traces of [`pad_left`][] and [`pack`][].
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from ...model import forward
 from .. import register, times_ten, value
 from ..style import attention_heatmap, new_figure
 
-#: The decoding text: twenty distinct letters, twice. Once the first copy is read, an induction
-#: head predicts every letter of the second copy.
 HALF = "thequickbrownfxjmpsv"
+"""The decoding text: twenty distinct letters, twice. Once the first copy is read, an induction
+head predicts every letter of the second copy."""
 TEXT = HALF + HALF
-#: The padding example: the site's running prompt behind four pad tokens.
 PADS = 4
-#: The packing example: the running prompt after a text in which "c" is followed by "o".
+"""The padding example: the site's running prompt behind four pad tokens."""
 DOCS = ("acorns", FORWARD_PASS_PROMPT)
+"""The packing example: the running prompt after a text in which "c" is followed by "o"."""
 MODES = (None, "rotate-again", "restart")
 MODE_TITLES = {None: "correct cache", "rotate-again": "cached keys rotated again",
                "restart": "positions restart at 0"}  # fmt: skip

@@ -1,8 +1,8 @@
 r"""Figures of the derivation page (``real-models/deriving-rope.md``).
 
 The additive sinusoidal encoding against RoPE, from
-:func:`~rope_explained.sinusoidal.additive_score_terms`: one generic head, one letter as the
-query's content and one as the key's, at every pair of positions.
+[`additive_score_terms`][rope_explained.sinusoidal.additive_score_terms]: one generic head, one
+letter as the query's content and one as the key's, at every pair of positions.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from ...sinusoidal import additive_score_terms
 from .. import register, times_ten, value
 from ..style import COLORS, DIVERGING, centred_norm, new_figure
 
-#: The query's and the key's letters, the number of positions and the seed of the head.
 SETTINGS = {"query_letter": "a", "key_letter": "b", "T": 48, "seed": 0}
-#: The offsets n - m of the second figure (keys one and four steps back).
+"""The query's and the key's letters, the number of positions and the seed of the head."""
 OFFSETS = (-1, -4)
+"""The offsets n - m of the second figure (keys one and four steps back)."""
 
 
 @functools.cache

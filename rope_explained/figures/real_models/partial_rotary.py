@@ -1,8 +1,8 @@
 r"""Figures of the partial-rotary page (``real-models/partial-rotary.md``).
 
 Which frequencies a partly rotating head keeps
-(:func:`~rope_explained.real_models.rotary_frequencies`) and what that does to the
-hand-built heads (:func:`~rope_explained.real_models.partial_rotary_sweep`).
+([`rotary_frequencies`][rope_explained.real_models.rotary_frequencies]) and what that does to the
+hand-built heads ([`partial_rotary_sweep`][rope_explained.real_models.partial_rotary_sweep]).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from ...real_models import PARTIAL_VARIANTS, partial_rotary_sweep, rotary_freque
 from .. import floor_to, register, value
 from ..style import COLORS, new_figure
 
-#: The fractions of the sweep: 64, 32, 16, 8 and 4 of the 64 coordinates rotate.
 FRACTIONS = (1.0, 0.5, 0.25, 0.125, 0.0625)
-#: How many of the benchmark's prompts (the first ones of ``induction_prompts(1000)``) are run.
+"""The fractions of the sweep: 64, 32, 16, 8 and 4 of the 64 coordinates rotate."""
 N_PROMPTS = 24
-#: The text the previous-token head is measured on (256 letters).
+"""How many of the benchmark's prompts (the first ones of ``induction_prompts(1000)``) are run."""
 TEXT = LONG_PROMPT
+"""The text the previous-token head is measured on (256 letters)."""
 NAMES = {"neox": "GPT-NeoX: first r coordinates, own ladder", "fastest": "fastest r/2 pairs kept"}
 
 

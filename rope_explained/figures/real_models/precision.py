@@ -1,6 +1,6 @@
 r"""Figures of the page on RoPE in low precision (real-models/precision.md).
 
-Every curve comes from :mod:`rope_explained.precision`, sampled at about four positions per
+Every curve comes from ``rope_explained.precision``, sampled at about four positions per
 factor of ten from 1 to one million (float16 stops at 65,504, the largest number it holds).
 """
 
