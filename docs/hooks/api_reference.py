@@ -28,11 +28,10 @@ from __future__ import annotations
 import logging
 import re
 import string
-from importlib import metadata
 from pathlib import Path
 from xml.etree.ElementTree import Element
 
-from hooklib import ROOT, Memo, content_hash, source_of
+from hooklib import ROOT, Memo, content_hash, source_of, versions
 
 log = logging.getLogger("mkdocs.hooks.api_reference")
 
@@ -56,13 +55,6 @@ RENDERED = Memo("api-reference")
 #: The keys of SIGNATURES looked up so far (a rendered object keeps the signatures it laid
 #: out, so that a later change of the package reformats only what changed).
 _LAID_OUT: list[str] = []
-
-
-def _version(name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "none"
 
 
 def _numbered(index: int, length: int) -> str:
@@ -224,10 +216,10 @@ def _install(config) -> bool:
 
 
 def on_pre_build(config, **kwargs):
-    versions = " ".join(f"{name} {_version(name)}" for name in LIBRARIES)
-    SIGNATURES.begin(config, versions)
+    libraries = versions(*LIBRARIES)
+    SIGNATURES.begin(config, libraries)
     RENDERED.begin(
-        config, versions, source_of(Path(config.config_file_path), Path(__file__).resolve())
+        config, libraries, source_of(Path(config.config_file_path), Path(__file__).resolve())
     )
     if not _install(config):
         log.info("api_reference: the Python handler has changed; rendering without the cache")

@@ -699,6 +699,19 @@ class Memo:
         self.added = 0
 
 
+def versions(*names: str) -> str:
+    """``"name version ..."`` of some installed distributions ("none" for a missing one): a salt."""
+    from importlib import metadata
+
+    out = []
+    for name in names:
+        try:
+            out.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            out.append(f"{name} none")
+    return " ".join(out)
+
+
 def source_of(*paths: Path) -> bytes:
     """The bytes of some files (every ``*.py`` under a folder), in a stable order: a salt."""
     out = []

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-from importlib import metadata
 from pathlib import Path
 
 from hooklib import (
@@ -39,6 +38,7 @@ from hooklib import (
     source_of,
     substitute_values,
     value_text,
+    versions,
 )
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
@@ -79,10 +79,9 @@ def on_config(config, **kwargs):
     one_blas_thread()  # the build's own numpy: no thread spinning beside the figure processes
     names = [ext for ext in config.markdown_extensions if isinstance(ext, str)]
     BUILD.md_config = (names, dict(config.mdx_configs))
-    libraries = ("markdown", "pymdown-extensions", "pygments")
     FIGURE_CODE.begin(
         config,
-        " ".join(f"{name} {metadata.version(name)}" for name in libraries),
+        versions("markdown", "pymdown-extensions", "pygments"),
         source_of(Path(config.config_file_path), Path(__file__).resolve().with_name("hooklib.py")),
     )
     config.markdown_extensions.append(_AnchorExtension())

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import json
 import logging
-from importlib import metadata
 from pathlib import Path
 
-from hooklib import Memo, source_of
+from hooklib import Memo, source_of, versions
 
 log = logging.getLogger("mkdocs.hooks.search_index")
 
@@ -72,11 +71,7 @@ def _install() -> bool:
 
 
 def on_pre_build(config, **kwargs):
-    try:
-        version = metadata.version("mkdocs-material")
-    except metadata.PackageNotFoundError:
-        version = "none"
-    ENTRIES.begin(config, f"mkdocs-material {version}", source_of(Path(__file__).resolve()))
+    ENTRIES.begin(config, versions("mkdocs-material"), source_of(Path(__file__).resolve()))
     if not _install():
         log.info("search_index: Material's search plugin has changed; every page is parsed")
 
