@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_page_claims import number, value
+from pages import number, value
 
 from rope_explained.decoding import (
     DecodeStep,

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from test_page_claims import value
+from pages import value
 
 from rope_explained import extension as X
 from rope_explained.embedding import VOCAB

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import numpy as np
-from test_page_claims import value
+from pages import value
 
 from rope_explained import figures
 from rope_explained.embedding import VOCAB, letter_angle, plane_reader

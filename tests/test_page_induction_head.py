@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_page_claims import value
+from pages import value
 
 from rope_explained import figures
 from rope_explained.embedding import VOCAB, letter_angle

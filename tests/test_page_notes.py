@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_page_claims import number, value
+from pages import number, value
 
 from rope_explained import figures
 from rope_explained.embedding import letter_angle

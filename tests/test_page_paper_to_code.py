@@ -15,7 +15,7 @@ from pathlib import Path
 import jupytext
 import numpy as np
 import pytest
-from test_page_claims import value
+from pages import value
 
 from rope_explained import conventions, figures
 from rope_explained.rope import frequencies, scaled_frequencies, yarn_keep

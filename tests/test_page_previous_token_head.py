@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from test_page_claims import DOCS, agrees, number, previous_row_weights, value, value_kwargs
+from pages import DOCS, agrees, number, previous_row_weights, value, value_kwargs
 
 from rope_explained import figures
 from rope_explained.embedding import BOS, VOCAB, embedding_matrix

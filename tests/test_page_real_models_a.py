@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from test_page_claims import number, value
+from pages import number, value
 
 from rope_explained import figures
 from rope_explained.embedding import VOCAB, embedding_matrix

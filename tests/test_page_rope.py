@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 
 import numpy as np
-from test_page_claims import DOCS, agrees, number, page_index, value
+from pages import DOCS, agrees, number, page_index, value
 
 from rope_explained import figures
 from rope_explained import rope as rope_module

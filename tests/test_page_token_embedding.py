@@ -7,7 +7,7 @@ function), and each claim the prose makes about it is asserted as a property.
 from __future__ import annotations
 
 import numpy as np
-from test_page_claims import DOCS, agrees, number, value
+from pages import DOCS, agrees, number, value
 
 from rope_explained.embedding import VOCAB, embed_index, embedding_matrix, letter_angle
 from rope_explained.model import Config, forward

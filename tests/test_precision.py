@@ -11,7 +11,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from test_page_claims import number, value
+from pages import number, value
 
 from rope_explained.figures.real_models import precision as page
 from rope_explained.model import forward

@@ -507,29 +507,8 @@ def test_print_page_served_anywhere_asks_only_for_what_is_there(
 # The hook's rewriting on its own (no build)
 # ------------------------------------------------------------------------------------------------
 
-KEYS = {
-    "": "index",
-    "equations/rope/": "equations-rope",
-    "equations/previous-token-head/": "equations-previous-token-head",
-    "reference/rope/": "reference-rope",
-}
-#: A page's content as a plugin may hand it over: wrapped in a whole document.
-ROPE_PAGE = "\n".join(
-    [
-        '<html><head></head><body><h1 id="rope">RoPE<a class="headerlink" href="#rope">¶</a></h1>',
-        '<div class="arithmatex" id="eq-relative-score">\\[q^\\top k \\tag{2.4}\\]</div>',
-        '<p>See <a class="eq-ref" href="#eq-relative-score">(2.4)</a>,',
-        '<a class="eq-ref" href="../previous-token-head/#eq-keys">(3.2)</a>,',
-        '<a class="autorefs" href="../../reference/rope/#rope_explained.rope.apply_rope">x</a>,',
-        "<a href=\"../..\">home</a>, <a href='../../#why'>why</a>,",
-        '<a href="https://arxiv.org/abs/2104.09864#x">RoFormer</a>.</p>',
-        '<figure id="fig-rope-frequencies"><a href="../../figures/f.svg">',
-        '<img src="../../figures/f.svg" alt="a"></a></figure>',
-        '<input id="__tabbed_1_1" name="__tabbed_1"><label for="__tabbed_1_1">A</label>',
-        '<script>var tag = \'<a href="#not-a-link" id="x">\';</script>',
-        '<pre><code>&lt;a href="#code"&gt;</code></pre></body></html>',
-    ]
-)
+from print_fixtures import KEYS, REFERENCE_PAGE, ROPE_PAGE  # noqa: E402
+
 ROPE_SECTION = "\n".join(
     [
         '<h1 id="equations-rope-rope">RoPE<a class="headerlink" href="#equations-rope-rope">¶</a>'
@@ -549,10 +528,6 @@ ROPE_SECTION = "\n".join(
         '<pre><code>&lt;a href="#code"&gt;</code></pre>',
     ]
 )
-#: The API page: a heading whose id merely contains the target's comes first.
-REFERENCE_PAGE = """<h1 id="rope_explainedrope">rope</h1>
-<h2 id="rope_explained.rope.apply_rope_matrix" class="doc doc-heading">apply_rope_matrix</h2>
-<h2 id="rope_explained.rope.apply_rope" class="doc doc-heading">apply_rope</h2>"""
 
 
 def test_print_section_rewrites_ids_links_and_addresses():
@@ -587,7 +562,7 @@ HASH_SEED_PROBE = """
 import sys, types
 sys.path[:0] = ["docs/hooks", "tests"]
 import print_page
-from tests.test_print import KEYS, ROPE_PAGE, REFERENCE_PAGE
+from print_fixtures import KEYS, ROPE_PAGE, REFERENCE_PAGE
 
 page = lambda url, title, content: types.SimpleNamespace(
     is_page=True, is_section=False, url=url, title=title, content=content,
