@@ -683,6 +683,27 @@ def ceil_to(x: float, decimals: int) -> str:
     return f"{scaled / 10**decimals:.{decimals}f}"
 
 
+def below(x: float, bound: float) -> str:
+    r"""``bound`` in TeX (``10^{-12}``), for "below ..." statements about a quantity that is
+    zero in exact arithmetic, after checking that the measured ``x`` is below it.
+
+    Such a measurement is round-off: its digits depend on the CPU and the BLAS kernel that
+    computed it, so a page states a fixed bound instead, chosen with a wide margin, and the
+    build fails (``ValueError``) rather than print a bound the measurement breaks.
+    ``bound`` is a power of ten.
+
+    Examples:
+        >>> below(6.2e-14, 1e-12)
+        '10^{-12}'
+    """
+    exponent = round(math.log10(bound))
+    if not math.isclose(bound, 10.0**exponent, rel_tol=1e-12):
+        raise ValueError(f"bound must be a power of ten; got {bound!r}")
+    if not abs(float(x)) < bound:
+        raise ValueError(f"the measured {float(x)!r} is not below the stated bound {bound!r}")
+    return f"10^{{{exponent}}}"
+
+
 def thousands(x: float, *, tex: bool = False) -> str:
     """``x`` rounded to an integer with thousands separators: ``47,117``, or ``47{,}117``
     inside TeX math (where a bare comma would add space).

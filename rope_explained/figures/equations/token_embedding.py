@@ -21,7 +21,7 @@ from ...embedding import (
     plane_reader,
 )
 from ...model import Config
-from .. import ceil_to, register, value
+from .. import below, ceil_to, register, value
 from ..style import COLORS, DIVERGING, centred_norm, new_figure, token_ticks
 
 
@@ -95,24 +95,28 @@ def embedding_period(d: int = 64, k_max: int = 78):
 @register(
     "embedding-singular-values",
     caption=r"Singular values of the \(26 \times 64\) embedding matrix \(E\), on a log scale. "
-    r"Two are about 10; the other 24 sit at the level of floating-point rounding, far below "
+    r"Two are about 10; the other 24 are floating-point rounding, below "
+    r'\({{ value("embedding-rounding-bound") }}\) and drawn at that floor (grey), under '
     r"numpy's rank threshold (dashed). \(E\) has rank 2: all 26 letters lie in one plane.",
     alt="Bar chart on a logarithmic vertical axis: singular values number 1 to 26. Bars 1 and "
-    "2 reach about 10; bars 3 to 26 are near 1e-15, below a dashed line marking the numerical "
-    "rank threshold at about 1e-13.",
+    "2 reach about 10; bars 3 to 26 are grey stubs at the floor of the axis, below a dashed "
+    "line marking the numerical rank threshold.",
     d=64,
 )
 def embedding_singular_values(d: int = 64):
     """Bar chart of the singular values of E: two non-zero, the rest rounding noise."""
     E = embedding_matrix(d)  # (26, d)
-    s = np.linalg.svd(E, compute_uv=False)  # (26,)
+    s = _singular_values(d)  # (26,)
     tol = s.max() * max(E.shape) * np.finfo(E.dtype).eps  # numpy.linalg.matrix_rank's default
+    # The 24 rounding-level values differ from one CPU to another: they are drawn at the
+    # floor the page states (embedding-rounding-bound checks that they lie below it).
+    shown = np.maximum(s, ROUNDING_FLOOR)
     fig, ax = new_figure(width=7.2, height=3.8)
     idx = np.arange(1, len(s) + 1)
     colors = [COLORS[0] if v > tol else "0.6" for v in s]
-    ax.bar(idx, s, color=colors, bottom=1e-18)
+    ax.bar(idx, shown - ROUNDING_FLOOR / 10, color=colors, bottom=ROUNDING_FLOOR / 10)
     ax.set_yscale("log")
-    ax.set_ylim(1e-17, 1e2)
+    ax.set_ylim(ROUNDING_FLOOR / 10, 1e2)
     ax.axhline(tol, color="0.3", ls="--", lw=1)
     ax.text(len(s) + 0.5, tol * 2.5, "rank threshold", ha="right", va="bottom", fontsize=11)
     ax.annotate(
@@ -214,6 +218,11 @@ def embedding_similarity(d: int = 64):
 # Values the page states ------------------------------------------------------------------------
 
 
+ROUNDING_FLOOR = 1e-14
+r"""The bound the page states for the singular values of \(E\) after the first two, and the
+floor its figure draws them at: they are rounding (about 2e-15), whose digits depend on the CPU."""
+
+
 def _singular_values(d: int) -> np.ndarray:
     return np.linalg.svd(embedding_matrix(d), compute_uv=False)
 
@@ -227,9 +236,9 @@ def embedding_sigma(k: int = 0, d: int = 64) -> str:
 
 @value("embedding-rounding-bound")
 def embedding_rounding_bound(d: int = 64) -> str:
-    """The smallest power of ten above every singular value after the first two (TeX)."""
-    rest = _singular_values(d)[2:]
-    return f"10^{{{math.ceil(math.log10(rest.max()))}}}"
+    """A bound on every singular value after the first two (TeX): they are zero in exact
+    arithmetic and rounding here (about 2e-15; the digits depend on the CPU)."""
+    return below(_singular_values(d)[2:].max(), ROUNDING_FLOOR)
 
 
 @value("embedding-neighbour-cosine")

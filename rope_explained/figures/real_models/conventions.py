@@ -20,7 +20,7 @@ from ...experiments import induction_prompts
 from ...model import forward
 from ...real_models import convention_experiment
 from ...rope import apply_rope
-from .. import register, times_ten, value
+from .. import below, register, value
 from ..style import attention_heatmap, new_figure
 
 PROMPT = "jumpfoxjumpfox"
@@ -126,12 +126,9 @@ def layout_difference(text: str = PROMPT) -> float:
 
 @value("conventions-layout-difference")
 def layout_difference_value() -> str:
-    return _tiny(layout_difference())
-
-
-def _tiny(x: float) -> str:
-    """A rounding-sized difference: ``0`` when exact, else one digit times a power of ten."""
-    return "0" if x == 0 else times_ten(x, digits=0)
+    """A bound on the largest difference between the two layouts (TeX): zero in exact
+    arithmetic, round-off here (about 1e-17)."""
+    return below(layout_difference(), 1e-15)
 
 
 @functools.cache
@@ -151,7 +148,9 @@ def listing_differences() -> dict[str, float]:
 @value("conventions-listing-complex", key="complex")
 @value("conventions-listing-rotate-half", key="rotate_half")
 def listing_value(key: str = "complex") -> str:
-    return _tiny(listing_differences()[key])
+    """A bound on a listing's largest difference from apply_rope (TeX): the same rotation
+    computed another way, so round-off only."""
+    return below(listing_differences()[key], 1e-15)
 
 
 @value("conventions-listing-positions")

@@ -14,7 +14,7 @@ import numpy as np
 from ...decoding import decode, document_starts, pack, pad_left
 from ...examples import FORWARD_PASS_PROMPT
 from ...model import forward
-from .. import register, times_ten, value
+from .. import below, register, times_ten, value
 from ..style import attention_heatmap, new_figure
 
 HALF = "thequickbrownfxjmpsv"
@@ -183,12 +183,10 @@ def _decode_vs_forward() -> tuple[float, float, float, bool]:
 
 @value("decoding-attention-difference")
 def decoding_attention_difference() -> str:
-    """The largest difference between any decoded attention row (either layer) and the
-    forward pass's, rounded up to one digit (TeX)."""
+    """A bound on the difference between any decoded attention row (either layer) and the
+    forward pass's (TeX): zero in exact arithmetic, round-off here (about 1e-13)."""
     e0, e1, _, _ = _decode_vs_forward()
-    top = max(e0, e1, 1e-300)
-    exponent = int(np.floor(np.log10(top)))
-    return times_ten(np.ceil(top / 10.0**exponent) * 10.0**exponent, 0)
+    return below(max(e0, e1), 1e-12)
 
 
 @value("decoding-steps")
@@ -247,13 +245,20 @@ def _padded(count: bool, masked: bool):
 
 @value("padding-shift-difference")
 def padding_shift_difference() -> str:
-    """Largest difference between the text's patterns (both layers) behind counted, masked
-    pads and without pads, rounded up to one digit (TeX)."""
+    """A bound on the difference between the text's patterns (both layers) behind counted,
+    masked pads and without pads (TeX): zero in exact arithmetic, round-off here (about
+    1e-13)."""
+    return below(_padding_shift_top(), 1e-12)
+
+
+@functools.cache
+def _padding_shift_top() -> float:
+    """The largest difference that `padding_shift_difference` bounds."""
     ref, tr = forward(FORWARD_PASS_PROMPT), _padded(True, True)
     body = slice(PADS, None)
-    top = max(np.abs(tr.A0[body, body] - ref.A0).max(), np.abs(tr.A1[body, body] - ref.A1).max())
-    exponent = int(np.floor(np.log10(max(top, 1e-300))))
-    return times_ten(np.ceil(top / 10.0**exponent) * 10.0**exponent, 0)
+    return float(
+        max(np.abs(tr.A0[body, body] - ref.A0).max(), np.abs(tr.A1[body, body] - ref.A1).max())
+    )
 
 
 @value("padding-pad-weight-layer0")

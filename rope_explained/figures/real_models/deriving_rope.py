@@ -12,7 +12,7 @@ import functools
 import numpy as np
 
 from ...sinusoidal import additive_score_terms
-from .. import register, times_ten, value
+from .. import below, register, value
 from ..style import COLORS, DIVERGING, centred_norm, new_figure
 
 SETTINGS = {"query_letter": "a", "key_letter": "b", "T": 48, "seed": 0}
@@ -120,6 +120,7 @@ def rope_score() -> str:
 
 @value("deriving-rope-spread")
 def rope_spread() -> str:
-    """How far the RoPE score one step back moves over the positions: rounding only."""
+    """A bound on how far the RoPE score one step back moves over the positions (TeX): not at
+    all in exact arithmetic, round-off here (about 1e-14)."""
     _, s = at_offset(terms()["rope"], -1)
-    return times_ten(max(float(np.ptp(s)), 1e-300), digits=0)
+    return below(float(np.ptp(s)), 1e-13)
