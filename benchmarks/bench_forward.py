@@ -4,9 +4,9 @@ Usage: ``python benchmarks/bench_forward.py`` (or ``make bench``). Prints one ta
 are a fast path at least 20x faster than the matrix path at T = 1024, d = 64, and ``forward``
 well under a second at T = 1024.
 
-Ratios are against ``apply_rope`` as users call it (its cos/sin tables cached, as rotary modules
-of production models do). The table also shows the fast path with its tables recomputed on every
-call, and the bare matrix product with every R_m built beforehand, so each comparison is visible.
+Ratios are against ``apply_rope`` as users call it (its cos/sin tables computed on every call).
+The table also shows the bare matrix product with every R_m built beforehand, so each comparison
+is visible.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import numpy as np
 from timing import best_of  # benchmarks/timing.py
 
 from rope_explained import VOCAB, apply_rope, apply_rope_matrix, forward, rotation_matrix
-from rope_explained.rope import cos_sin_table
 
 
 def per_position_matrices(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -33,21 +32,13 @@ def main() -> None:
     for T in (256, 1024, 4096):
         x = rng.standard_normal((T, d))
         pos = np.arange(T, dtype=np.float64)
-
-        def cold(x=x, pos=pos):
-            cos_sin_table.cache_clear()  # recompute the cos/sin tables on every call
-            apply_rope(x, pos)
-
-        apply_rope(x, pos)  # fill the table cache once
         fast = best_of(lambda x=x, pos=pos: apply_rope(x, pos), 50)
-        fast_cold = best_of(cold, 20)
         batched = best_of(lambda x=x, pos=pos: apply_rope_matrix(x, pos), 5)
         loop = best_of(lambda x=x, pos=pos: per_position_matrices(x, pos), 3)
         R = np.stack([rotation_matrix(m, d) for m in pos])  # (T, d, d), built once
         product = best_of(lambda R=R, x=x: np.matmul(R, x[..., None]), 10)
         rows = [
-            ("apply_rope, cached cos/sin tables", fast, None),
-            ("apply_rope, tables recomputed", fast_cold, None),
+            ("apply_rope", fast, None),
             ("matrix path, batched R_m @ x_m", batched, batched / fast),
             ("matrix path, rotation_matrix loop", loop, loop / fast),
             ("  matrix product only (R_m prebuilt)", product, product / fast),
@@ -55,8 +46,6 @@ def main() -> None:
         for name, t, ratio in rows:
             extra = f"{ratio:>9.1f}x" if ratio else ""
             print(f"{name:<38}{T:>6}{t:>12.6f}{extra}")
-        label = "  batched matrix / recomputed tables"
-        print(f"{label:<38}{T:>6}{'':>12}{batched / fast_cold:>9.1f}x")
     for T in (256, 1024, 4096):
         text = "".join(rng.choice(list(VOCAB), size=T))
         t = best_of(lambda text=text: forward(text), 3 if T < 4096 else 1)

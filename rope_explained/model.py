@@ -27,10 +27,7 @@ The code keeps one row per position: ``h`` is ``(T, D)``, so the same map reads
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import dataclasses
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -201,9 +198,8 @@ class Trace:
     | `logits` | (T, V) | \(W_\mathrm{out} h^{(2)} + b_\mathrm{out}\) |
     | `probs` | (T, V) | softmax of `logits`: \(P(\text{next letter} \mid t_{\le m})\) |
 
-    [`forward`][] makes it. Made by hand, every field is checked: ``config`` a
-    [`Config`][], ``tokens`` a list of 1 to ``MAX_LETTERS + 1`` tokens, ``vocab`` the 26
-    letters, ``weights`` of the config's ``(d, D)``, and every array finite with the shape above.
+    [`forward_tokens`][] makes it from checked settings; it is a record of that pass, not an
+    entry point, and checks nothing itself.
     """
 
     config: Config
@@ -236,41 +232,6 @@ class Trace:
     logits: np.ndarray = field(repr=False)
     probs: np.ndarray = field(repr=False)
 
-    def __post_init__(self) -> None:
-        self._check(finite=not _IN_FORWARD.get())
-
-    def _check(self, finite: bool) -> None:
-        if not isinstance(self.config, Config):
-            raise ValueError(f"config must be a Config; got {show(self.config)}")
-        tokens = self.tokens
-        if not isinstance(tokens, list) or not 1 <= len(tokens) <= MAX_LETTERS + 1:
-            raise ValueError(
-                f"tokens must be a list of 1 to {MAX_LETTERS + 1} tokens; got {show(tokens)}"
-            )
-        _check_tokens(tokens)
-        if not isinstance(self.vocab, list) or self.vocab != list(VOCAB):
-            raise ValueError(f"vocab must be the 26 letters a-z as a list; got {show(self.vocab)}")
-        c = self.config
-        if not isinstance(self.weights, Weights) or self.weights.L0.W_q.shape != (c.d, c.D):
-            raise ValueError(
-                f"weights must be the Weights of a model with d={c.d}, D={c.D}; "
-                f"got {show(self.weights)}"
-            )
-        T = len(tokens)
-        mask = self.mask
-        if not isinstance(mask, np.ndarray) or mask.dtype != bool or mask.shape != (T, T):
-            raise ValueError(f"mask must be a bool array of shape ({T}, {T}); got {show(mask)}")
-        check_real("attention_factor", self.attention_factor, 0.0, 1e6, lo_open=True)
-        dims = {"T": T, "d": c.d, "D": c.D, "V": len(VOCAB), "r/2": c.rotary_dims // 2}
-        for name, axes in _TRACE_SHAPES.items():
-            shape = tuple(dims[a] for a in axes)
-            value = getattr(self, name)
-            if finite:
-                value = check_array(name, value, shape=shape, max_size=(MAX_LETTERS + 1) ** 2)
-                object.__setattr__(self, name, value)
-            elif not isinstance(value, np.ndarray) or value.shape != shape:
-                raise ValueError(f"{name} must be an array of shape {shape}; got {show(value)}")
-
     @property
     def attention(self) -> tuple[np.ndarray, np.ndarray]:
         """The two attention patterns, layer 0 first, each ``(T, T)``."""
@@ -285,32 +246,6 @@ class Trace:
     def prediction(self) -> str:
         """The most probable next letter after the last position."""
         return self.vocab[int(np.argmax(self.probs[-1]))]
-
-
-_IN_FORWARD: contextvars.ContextVar[bool] = contextvars.ContextVar("in_forward", default=False)
-"""True while [`forward`][] makes its [`Trace`][]: its arrays were just computed from checked
-settings, so the Trace checks their types and shapes but does not read the four T x T
-matrices (2 GB at the longest text) again for NaN."""
-
-
-@contextlib.contextmanager
-def _in_forward() -> Iterator[None]:
-    token = _IN_FORWARD.set(True)
-    try:
-        yield
-    finally:
-        _IN_FORWARD.reset(token)
-
-
-_TRACE_SHAPES = {
-    "positions": ("T",),
-    "theta": ("r/2",),
-    **dict.fromkeys(("h0", "o0", "h1", "o1", "h2"), ("T", "D")),
-    **dict.fromkeys(("k0_pre", "q0_pre", "k0", "q0", "v0"), ("T", "d")),
-    **dict.fromkeys(("k1_pre", "q1_pre", "k1", "q1", "v1"), ("T", "d")),
-    **dict.fromkeys(("scores0", "A0", "scores1", "A1"), ("T", "T")),
-    **dict.fromkeys(("logits", "probs"), ("T", "V")),
-}
 
 
 def _check_tokens(tokens: list[str]) -> None:
@@ -578,14 +513,13 @@ def forward_tokens(
     logits = h2 @ out.W_out.T + out.b_out  # (T, V)
     probs = softmax(logits)  # (T, V)
 
-    with _in_forward():  # finite by construction: the Trace checks shapes, not values
-        return Trace(
-            config=cfg, tokens=list(tokens), vocab=list(VOCAB), positions=m, mask=mask,
-            theta=theta, attention_factor=af, weights=W,
-            h0=h0, k0_pre=k0_pre, q0_pre=q0_pre, k0=k0, q0=q0, scores0=scores0, A0=A0, v0=v0,
-            o0=o0, h1=h1, k1_pre=k1_pre, q1_pre=q1_pre, k1=k1, q1=q1, scores1=scores1, A1=A1,
-            v1=v1, o1=o1, h2=h2, logits=logits, probs=probs,
-        )  # fmt: skip
+    return Trace(
+        config=cfg, tokens=list(tokens), vocab=list(VOCAB), positions=m, mask=mask,
+        theta=theta, attention_factor=af, weights=W,
+        h0=h0, k0_pre=k0_pre, q0_pre=q0_pre, k0=k0, q0=q0, scores0=scores0, A0=A0, v0=v0,
+        o0=o0, h1=h1, k1_pre=k1_pre, q1_pre=q1_pre, k1=k1, q1=q1, scores1=scores1, A1=A1,
+        v1=v1, o1=o1, h2=h2, logits=logits, probs=probs,
+    )  # fmt: skip
 
 
 # --8<-- [end:forward]

@@ -21,8 +21,6 @@ coordinates form pair ``i``:
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -46,8 +44,6 @@ YARN_RAMPS = ("code", "paper")
 """The two readings of YaRN's ramp ([`yarn_keep`][])."""
 MAX_FACTOR = 1e6
 """Largest context extension ``factor`` of [`scaled_frequencies`][]."""
-CACHE_BYTES = 64 * 2**20
-"""Most bytes the cos/sin table cache of [`cos_sin_table`][] keeps (64 MiB)."""
 
 
 def frequencies(d: int, base: float = 10000.0, schedule: str = "standard") -> np.ndarray:
@@ -126,63 +122,14 @@ def _check_layout(layout: object) -> str:
     return check_choice("layout", layout, LAYOUTS)
 
 
-class _TableCache:
-    """A least-recently-used cache of cos/sin tables bounded in bytes, not in entries."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self._tables: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def _cost(key: bytes, tables: tuple[np.ndarray, np.ndarray]) -> int:
-        return len(key) + tables[0].nbytes + tables[1].nbytes
-
-    def get(self, key: bytes) -> tuple[np.ndarray, np.ndarray] | None:
-        with self._lock:
-            tables = self._tables.get(key)
-            if tables is not None:
-                self._tables.move_to_end(key)
-            return tables
-
-    def put(self, key: bytes, tables: tuple[np.ndarray, np.ndarray]) -> None:
-        cost = self._cost(key, tables)
-        if cost > self.max_bytes:
-            return  # larger than the whole cache: computed, not kept
-        with self._lock:
-            if key in self._tables:
-                return
-            while self._tables and self._bytes + cost > self.max_bytes:
-                old_key, old = self._tables.popitem(last=False)
-                self._bytes -= self._cost(old_key, old)
-            self._tables[key] = tables
-            self._bytes += cost
-
-    def clear(self) -> None:
-        with self._lock:
-            self._tables.clear()
-            self._bytes = 0
-
-    def info(self) -> tuple[int, int]:
-        with self._lock:
-            return len(self._tables), self._bytes
-
-
-_TABLES = _TableCache(CACHE_BYTES)
-
-
 def cos_sin_table(positions: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""\(\cos m\theta_i\) and \(\sin m\theta_i\) for every position and pair, shape ``(seq, d/2)``.
 
     ``positions`` and ``theta`` are 1-D arrays of finite numbers whose products stay finite; the
     tables are computed in float64 and have at most ``2**25`` entries each.
 
-    The tables depend only on the positions and the frequencies, so, like the rotary modules of
-    production models, the package keeps recent ones in a small cache (read-only arrays), at most
-    [`CACHE_BYTES`][] (64 MiB) in all, the least recently used dropped first; a table larger
-    than that is computed but not kept. ``cos_sin_table.cache_clear()`` empties the cache and
-    ``cos_sin_table.cache_info()`` returns ``(tables kept, bytes)``.
+    They are computed afresh on every call: at 1,024 positions and 32 pairs that takes well under
+    a millisecond, next to a forward pass that takes hundreds.
     """
     p = check_array("positions", positions, ndim=1, min_size=0)
     t = check_array("theta", theta, ndim=1, min_size=0)
@@ -201,22 +148,8 @@ def _cos_sin(
             f"positions up to {float(np.abs(p).max()):g} and {theta_name} up to "
             f"{float(np.abs(t).max()):g}"
         )
-    p = np.ascontiguousarray(p, dtype=np.float64)
-    t = np.ascontiguousarray(t, dtype=np.float64)
-    key = p.size.to_bytes(8, "little") + p.tobytes() + t.tobytes()
-    tables = _TABLES.get(key)
-    if tables is None:
-        angle = np.outer(p, t)  # (seq, d/2)
-        cos, sin = np.cos(angle), np.sin(angle)
-        cos.flags.writeable = False
-        sin.flags.writeable = False
-        tables = (cos, sin)
-        _TABLES.put(key, tables)
-    return tables
-
-
-cos_sin_table.cache_clear = _TABLES.clear  # type: ignore[attr-defined]
-cos_sin_table.cache_info = _TABLES.info  # type: ignore[attr-defined]
+    angle = np.outer(p, t)  # (seq, d/2): m theta_i
+    return np.cos(angle), np.sin(angle)
 
 
 # --8<-- [start:apply_rope]
