@@ -44,7 +44,7 @@ def _wavelength(x):
     d=64,
     base=10000.0,
 )
-def rope_frequencies(d: int = 64, base: float = 10000.0):
+def frequency_schedule(d: int = 64, base: float = 10000.0):
     """theta_i on a log scale, with the wavelength 2 pi / theta_i as a second axis."""
     i = np.arange(d // 2)
     theta = frequencies(d, base)  # (d/2,)
