@@ -63,6 +63,28 @@ def token_ticks(ax, tokens, axis: str = "both", max_labels: int = 40) -> None:
         ax.set_yticks(idx, labels, fontsize=9 if n > 20 else 11)
 
 
+SNAP_BITS = 40
+"""Significant bits a colour-mapped value keeps ([`snap`][]): far more than a colour scale
+resolves, far fewer than float64's 53."""
+
+
+def snap(values: np.ndarray) -> np.ndarray:
+    """``values`` rounded to [`SNAP_BITS`][] significant bits, before they are coloured.
+
+    Round-off differs from one CPU to another (numpy's SIMD paths, the BLAS kernel), and a value
+    that is exactly 1/2 in exact arithmetic (two keys tied) sits on the boundary between two of
+    a colour map's 256 levels: 0.5 + 1e-14 on one machine and 0.5 on another would colour one
+    cell differently. Rounded to 40 bits both are 0.5, so a figure is the same on every CPU.
+
+    Examples:
+        >>> snap(np.array([0.5 + 1.4e-14, 0.5 - 1.4e-14, 0.0])).tolist()
+        [0.5, 0.5, 0.0]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    mantissa, exponent = np.frexp(values)
+    return np.ldexp(np.round(np.ldexp(mantissa, SNAP_BITS)), exponent - SNAP_BITS)
+
+
 def attention_heatmap(
     ax,
     values: np.ndarray,
@@ -82,7 +104,8 @@ def attention_heatmap(
     scale, so a zero weight and a masked cell cannot be confused. With ``tokens`` the axes are
     labelled by token (thinned beyond 40), otherwise by position every ``tick_every``. The
     colour scale is ``cmap`` from ``vmin`` to ``vmax`` (probabilities: 0 to 1) unless a
-    ``norm`` is given. Returns the image, for a colour bar.
+    ``norm`` is given. The values are [`snap`][]ped first, so that round-off never changes a
+    cell's colour. Returns the image, for a colour bar.
     """
     T = values.shape[-1]
     colours = mpl.colormaps[cmap].with_extremes(bad=(0.0, 0.0, 0.0, 0.0))  # masked: see-through
@@ -93,7 +116,7 @@ def attention_heatmap(
         )
     )  # fmt: skip
     scale = {"norm": norm} if norm is not None else {"vmin": vmin, "vmax": vmax}
-    shown = np.ma.masked_where(~np.asarray(mask, dtype=bool), values)
+    shown = np.ma.masked_where(~np.asarray(mask, dtype=bool), snap(values))
     im = ax.imshow(shown, cmap=colours, interpolation="nearest", zorder=1, **scale)
     if tokens is not None:
         token_ticks(ax, tokens)
