@@ -233,6 +233,18 @@ class ValueSpec:
         """Dotted path of the function."""
         return f"{self.func.__module__}.{self.func.__qualname__}"
 
+    @property
+    def call(self) -> str:
+        """The call that computes the value, as a reader would type it after importing the
+        function from its module: ``decoding_copied(fault='rotate-again')``.
+
+        Examples:
+            >>> get_value("rope-slowest-wavelength-text").call
+            'rope_slowest_wavelength(tex=False)'
+        """
+        args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items())
+        return f"{self.func.__name__}({args})"
+
     def compute(self) -> str:
         """Call the value function with its registered arguments; return its text.
 
