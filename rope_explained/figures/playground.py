@@ -21,8 +21,10 @@ from .style import SEQUENTIAL, attention_heatmap, new_figure
 
 SCORE_GAP_FLOOR = -40.0
 """The layer-0 score panel shows each row of scores minus the row's best visible score, on
-``cividis`` from this floor (and below) to 0, like the layer-0 page's figure of the pattern;
-the site build passes it to the live panel too (docs/hooks/playground.py)."""
+[`SCORE_GAP_CMAP`][] from this floor (and below) to 0, like the layer-0 page's figure of the
+pattern; the site build passes it to the live panel too (docs/hooks/playground.py)."""
+SCORE_GAP_CMAP = "cividis"
+"""The colour map of that panel (sequential: the gap runs one way, from the floor to 0)."""
 
 
 def score_gap(trace) -> np.ndarray:
@@ -73,7 +75,7 @@ def opening(text: str = OPENING_PROMPT):
     (ax_s, ax_a0), (ax_a1, ax_p) = axes
     # positions on the axes, as the live panels label them
     im = attention_heatmap(
-        ax_s, score_gap(tr), tr.mask, cmap="cividis", vmin=SCORE_GAP_FLOOR, vmax=0.0
+        ax_s, score_gap(tr), tr.mask, cmap=SCORE_GAP_CMAP, vmin=SCORE_GAP_FLOOR, vmax=0.0
     )
     fig.colorbar(im, ax=ax_s, label="score minus the row's best", shrink=0.8, extend="min")
     for ax, A, label in ((ax_a0, tr.A0, r"$A^{(0)}_{m,n}$"), (ax_a1, tr.A1, r"$A^{(1)}_{m,n}$")):

@@ -1,0 +1,82 @@
+"""Hypothesis strategies over the model's settings, for the tests that check a faster path of the
+model (predict_last, the FFT sweep, the playground's JavaScript) against forward_tokens.
+
+:func:`configs` draws every setting of :class:`rope_explained.model.Config`, each over its
+whole documented range (sizes bounded so that a test stays quick, see ``max_d``), and keeps
+only the combinations ``Config`` accepts; :func:`texts` draws letters a-z. The strategies
+are shrinkable, so a failure is reported on the simplest settings that show it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from rope_explained.heads import HEADS
+from rope_explained.model import CONFIG_MAX, Config
+from rope_explained.rope import LAYOUTS, SCALING_METHODS
+
+
+def log_uniform(lo: float, hi: float) -> st.SearchStrategy[float]:
+    """Numbers in ``[lo, hi]`` spread evenly in their logarithm, both ends included."""
+    exponents = st.floats(math.log10(lo), math.log10(hi))
+    return st.one_of(st.sampled_from([lo, hi]), exponents.map(lambda e: min(hi, max(lo, 10**e))))
+
+
+@st.composite
+def configs(
+    draw, max_d: int = 64, max_offset: int = 64, sharpness: tuple[float, float] | None = None
+) -> dict:
+    """Keyword settings of a valid ``Config``: every field drawn (``None``-valued ones may be
+    left out), ``d`` up to ``max_d`` (the model takes 512; the cost grows as ``d``),
+    ``offset`` up to ``max_offset`` (a text is shorter), ``alpha``, ``beta``, ``gamma`` over
+    ``sharpness`` (default: from 1e-3 to the largest ``Config`` takes)."""
+    lo, hi = sharpness or (1e-3, CONFIG_MAX["alpha"])
+    d = 2 * draw(st.integers(1, max_d // 2))
+    r = 2 * draw(st.integers(1, d // 2))
+    rotary_pct = r / d
+    if int(d * rotary_pct) != r:  # r/d * d may round below r
+        rotary_pct = math.nextafter(rotary_pct, 2.0)
+    layout = draw(st.sampled_from(LAYOUTS))
+    fast = draw(st.integers(0, r // 2))
+    config = {
+        "d": d,
+        "D": draw(st.integers(3 * d + 1, min(3 * d + 8, CONFIG_MAX["D"]))),
+        "base": draw(log_uniform(1.0 + 1e-9, CONFIG_MAX["base"])),
+        "alpha": draw(log_uniform(lo, hi)),
+        "offset": draw(st.integers(0, max_offset)),
+        "head": draw(st.sampled_from(HEADS)),
+        "beta": draw(log_uniform(lo, hi)),
+        "gamma": draw(log_uniform(lo, hi)),
+        "bos": draw(st.booleans()),
+        "layout": layout,
+        "weights_layout": draw(st.sampled_from([None, *LAYOUTS])),
+        "rotary_pct": rotary_pct,
+        "unrotated_fast": fast,
+        "unrotated_slow": draw(st.integers(0, r // 2 - fast)),
+        "layer1_rotary": draw(st.booleans()),
+    }
+    scaling = draw(st.sampled_from([None, *SCALING_METHODS]))
+    if scaling is not None:
+        config["scaling"] = scaling
+        config["factor"] = draw(log_uniform(1.0, CONFIG_MAX["factor"]))
+        config["original_max_position"] = int(
+            draw(log_uniform(1.0, CONFIG_MAX["original_max_position"]))
+        )
+    try:
+        Config(**config)
+    except ValueError:  # ntk and dynamic-ntk with fewer than 4 rotary coordinates
+        assume(False)
+    return config
+
+
+def texts(min_size: int = 1, max_size: int = 40) -> st.SearchStrategy[str]:
+    """Texts of letters a-z, few distinct letters more often than not (so that letters repeat
+    and the induction head has something to copy)."""
+    few = st.text(alphabet="abcd", min_size=min_size, max_size=max_size)
+    any_letters = st.text(
+        alphabet="abcdefghijklmnopqrstuvwxyz", min_size=min_size, max_size=max_size
+    )
+    return st.one_of(few, any_letters)
