@@ -5,12 +5,14 @@ model (predict_last, the FFT sweep, the playground's JavaScript) against forward
 whole documented range (sizes bounded so that a test stays quick, see ``max_d``), and keeps
 only the combinations ``Config`` accepts; :func:`texts` draws letters a-z. The strategies
 are shrinkable, so a failure is reported on the simplest settings that show it.
+:func:`rounding_bound` says how closely two correct computations of one model can agree.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
@@ -80,3 +82,23 @@ def texts(min_size: int = 1, max_size: int = 40) -> st.SearchStrategy[str]:
         alphabet="abcdefghijklmnopqrstuvwxyz", min_size=min_size, max_size=max_size
     )
     return st.one_of(few, any_letters)
+
+
+def rounding_bound(ref) -> dict[str, float]:
+    """How far rounding alone can move the package's own scores, patterns and probabilities:
+    the bound two correct float64 computations of the same model must agree to.
+
+    A score that is a sum of up to d terms of size S is known to about ``d eps S``; a softmax
+    moves each weight by at most twice as much as its scores move (a factor of at most
+    e^(2 ds) on each); layer 1's scores move by ``beta af^2`` times the change of a key's
+    previous letter (a sum of T weights of layer 0, on unit vectors), the logits by ``gamma``
+    times the change of the copied letters (T weights of layer 1). Where the sharpness is
+    moderate this is far below TOL; near the limits of alpha, beta and gamma (1e6) the
+    package's own numbers are only this accurate, and nothing can agree with them more closely.
+    """
+    c, T, eps = ref.config, len(ref.tokens), np.finfo(np.float64).eps
+    af2 = ref.attention_factor**2
+    s0 = c.d * eps * float(np.max(np.abs(ref.scores0)))
+    s1 = c.d * eps * float(np.max(np.abs(ref.scores1))) + c.beta * af2 * T * 2 * s0
+    logits = c.d * eps * float(np.max(np.abs(ref.logits))) + c.gamma * T * 2 * s1
+    return {"scores0": s0, "A0": 2 * s0, "scores1": s1, "A1": 2 * s1, "probs": 2 * logits}

@@ -27,7 +27,7 @@ import matplotlib
 import numpy as np
 import playground as hook  # docs/hooks/playground.py, on sys.path through conftest.py
 import pytest
-from configs import configs, texts
+from configs import configs, rounding_bound, texts
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from playground_cases import (
@@ -737,26 +737,6 @@ def test_js_forward_agrees_with_package_over_every_setting(js_page, config, text
         scale = max(1.0, float(np.max(np.abs(want)))) if k.startswith("scores") else 1.0
         err = float(np.max(np.abs(js[k] - want)))
         assert err <= max(TOL * scale, bound.get(k, 0.0)), f"{k}: max |js - package| = {err:.3g}"
-
-
-def rounding_bound(ref) -> dict[str, float]:
-    """How far rounding alone can move the package's own scores, patterns and probabilities:
-    the bound two correct float64 computations of the same model must agree to.
-
-    A score that is a sum of up to d terms of size S is known to about ``d eps S``; a softmax
-    moves each weight by at most twice as much as its scores move (a factor of at most
-    e^(2 ds) on each); layer 1's scores move by ``beta af^2`` times the change of a key's
-    previous letter (a sum of T weights of layer 0, on unit vectors), the logits by ``gamma``
-    times the change of the copied letters (T weights of layer 1). Where the sharpness is
-    moderate this is far below TOL; near the limits of alpha, beta and gamma (1e6) the
-    package's own numbers are only this accurate, and nothing can agree with them more closely.
-    """
-    c, T, eps = ref.config, len(ref.tokens), np.finfo(np.float64).eps
-    af2 = ref.attention_factor**2
-    s0 = c.d * eps * float(np.max(np.abs(ref.scores0)))
-    s1 = c.d * eps * float(np.max(np.abs(ref.scores1))) + c.beta * af2 * T * 2 * s0
-    logits = c.d * eps * float(np.max(np.abs(ref.logits))) + c.gamma * T * 2 * s1
-    return {"scores0": s0, "A0": 2 * s0, "scores1": s1, "A1": 2 * s1, "probs": 2 * logits}
 
 
 def js_predict_last(page, text: str, config: dict) -> dict:
@@ -1559,3 +1539,57 @@ def test_controls_paragraphs_follow_from_the_data():
     for s in (1.0, 2.5, 16.0):
         cfg = Config(scaling="yarn", factor=s, original_max_position=64)
         assert rope_frequencies(cfg, 8)[1] == pytest.approx(0.1 * math.log(s) + 1, abs=1e-15)
+
+
+# Two builds in one process, as `mkdocs serve` rebuilds: data.js of each, the package edited
+# in between (in a copy of the repository's package and hooks).
+TWO_BUILDS = """
+import sys
+from pathlib import Path
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+root = Path(sys.argv[1])
+out = []
+for edit in (True, False):
+    build(load_config(config_file=str(root / "mkdocs.yml")))
+    out.append((root / "site" / "javascripts/playground/data.js").read_text(encoding="utf-8"))
+    if edit:
+        src = root / "rope_explained" / "examples.py"
+        text = src.read_text(encoding="utf-8")
+        src.write_text(text.replace("ALPHA_RANGE = (0.1, 1000.0)", "ALPHA_RANGE = (0.2, 500.0)"))
+print("\\0".join(out))
+"""
+
+
+def test_data_js_follows_an_edit_of_the_package_between_builds(tmp_path):
+    """`mkdocs serve` keeps one process, and the hook module, for all its rebuilds: after an
+    edit of rope_explained/examples.py the next build's data.js holds the new value."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    shutil.copytree(ROOT / "rope_explained", tmp_path / "rope_explained")
+    shutil.copytree(ROOT / "docs" / "hooks", tmp_path / "docs" / "hooks")
+    assert "ALPHA_RANGE = (0.1, 1000.0)" in (tmp_path / "rope_explained/examples.py").read_text()
+    (tmp_path / "docs" / "pages").mkdir()
+    (tmp_path / "docs" / "pages" / "index.md").write_text("# A page\n", encoding="utf-8")
+    hooks = tmp_path / "docs" / "hooks"
+    (tmp_path / "mkdocs.yml").write_text(
+        f"site_name: test\ndocs_dir: {tmp_path / 'docs' / 'pages'}\n"
+        f"site_dir: {tmp_path / 'site'}\ntheme: mkdocs\n"
+        f"hooks: [{hooks / 'numbering.py'}, {hooks / 'playground.py'}]\n",
+        encoding="utf-8",
+    )
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), NO_MKDOCS_2_WARNING="1")
+    proc = subprocess.run(
+        [sys.executable, "-c", TWO_BUILDS, str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    first, second = proc.stdout.rstrip("\n").split("\0")
+    ranges = [
+        json.loads(re.search(r'"ALPHA_RANGE": (\[[^\]]*\])', js).group(1)) for js in (first, second)
+    ]
+    assert ranges == [[0.1, 1000.0], [0.2, 500.0]]
