@@ -5,10 +5,13 @@ browser with three plain scripts, in this order:
 
 * ``javascripts/playground/data.js``, written here at build time (:func:`data_js`): the
   package's own values, as one frozen global ``window.RopePlaygroundData``: the defaults of
-  :class:`rope_explained.model.Config`, the vocabulary and its letter step, the layer-1 head
-  names, the prompts, the input limit, the ranges of the sliders, and the floor of the
-  layer-0 score panel's colour map (that of the build-time figure ``playground-opening``).
-  Neither of the other two scripts restates any of them. A script rather than a JSON file:
+  :class:`rope_explained.model.Config` and its upper limits, YaRN's and Llama 3.1's
+  constants, the vocabulary and its letter step, the layer-1 head names, the prompts, the
+  input limits, the ranges of the sliders, the floor of the layer-0 score panel's colour map
+  (that of the build-time figure ``playground-opening``) and the tables of the colour maps
+  the site's figures use (from matplotlib). Neither of the other two scripts restates any of
+  them. The package is read when each build starts (:func:`package`), so ``mkdocs serve``
+  picks up an edit of it. A script rather than a JSON file:
   it needs no ``fetch`` (so the page also works opened from disk), and tests can load it into
   a blank page as it is.
 * ``javascripts/playground/model.js``: the forward pass (no DOM);

@@ -1,18 +1,26 @@
 /*
- * RoPE playground, the model: the two-layer transformer of rope_explained.forward, recomputed in
- * the browser. No DOM: tokenize, the checks of Config, the frequencies (with the context
- * extensions of rope.scaled_frequencies), the causal softmax, the forward pass, the prediction
- * alone for long texts (predictLast, as model.predict_last), and the check of what the reader
- * typed.
+ * RoPE playground, the model: the two-layer transformer of rope_explained.model.forward_tokens,
+ * recomputed in the browser. No DOM: tokenize, the checks of Config, the frequencies (with the
+ * context extensions of rope.scaled_frequencies and the ablations unrotated_fast,
+ * unrotated_slow, layer1_rotary, rotary_pct), the causal softmax, the forward pass, the
+ * prediction alone for long texts (predictLast, as model.predict_last), and the check of what
+ * the reader typed.
+ *
+ * It computes each quantity from the few coordinates the hand-built heads use (layer 0 reads
+ * the bias coordinate, layer 1 sits in the slowest pair, the readout reads the plane of the
+ * letter angles, b_out = 0), as heads.py writes them; tests/test_playground.py holds it to the
+ * package over every setting Config accepts (hypothesis), so a change of the heads that this
+ * reading misses fails there. The one setting it does not model, weights_layout other than the
+ * layout, it refuses by name; every other value outside Config's ranges too.
  *
  * Reads window.RopePlaygroundData (data.js, written from the package while the site builds):
- * the defaults of Config, the vocabulary and its letter step, the head names, the scaling methods
- * and their settings, and the input limits come from there, never from this file. Defines
- * window.RopePlaygroundModel. tests/test_playground.py checks forward() and predictLast()
- * against the package to 1e-9.
+ * the defaults and upper limits of Config, YaRN's and Llama 3.1's constants, the vocabulary and
+ * its letter step, the head names, the scaling methods and the input limits come from there,
+ * never from this file. Defines window.RopePlaygroundModel.
  *
  * Notation (the site's): T positions m, n = 0..T-1 (the start token <s> at 0), head
- * dimension d, frequencies theta_i = base^(-2i/d), letter angles a_t = idx(t) * LETTER_STEP.
+ * dimension d, rotary width r = int(d * rotary_pct), frequencies theta_i = base^(-2i/r), letter
+ * angles a_t = idx(t) * LETTER_STEP.
  */
 (function () {
   "use strict";
