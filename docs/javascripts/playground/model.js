@@ -81,7 +81,8 @@
    * (from DATA.CONFIG_MAX and Config's comments), or a RangeError naming the setting. One setting
    * Config takes is refused here because this file does not model it: weights_layout other than
    * null or the layout (weights run under the other pairing, whose scores this file's reading of
-   * the heads does not cover). Adds r, the rotary width int(d * rotary_pct).
+   * the heads does not cover). Adds r, the rotary width int(d * rotary_pct), as a property that
+   * is not enumerated.
    */
   function makeConfig(overrides) {
     var cfg = {};
@@ -148,10 +149,9 @@
           "coordinates (it scales the base by a power r/(r-2))", cfg.scaling);
       }
     }
-    var out = {};
-    for (key in cfg) out[key] = cfg[key];
-    out.r = r;
-    return out;
+    // r rides along unlisted, so that a config given back (trace.config) reads as the settings
+    Object.defineProperty(cfg, "r", { value: r, enumerable: false });
+    return cfg;
   }
 
   // Characters shown only by their code point: control, format, surrogate, private-use,
