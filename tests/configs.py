@@ -29,13 +29,17 @@ def log_uniform(lo: float, hi: float) -> st.SearchStrategy[float]:
 
 @st.composite
 def configs(
-    draw, max_d: int = 64, max_offset: int = 64, sharpness: tuple[float, float] | None = None
+    draw,
+    max_d: int = 64,
+    max_offset: int = CONFIG_MAX["offset"],
+    sharpness: tuple[float, float] | None = None,
 ) -> dict:
     """Keyword settings of a valid ``Config``: every field drawn (``None``-valued ones may be
     left out), ``d`` up to ``max_d`` (the model takes 512; the cost grows as ``d``),
-    ``offset`` up to ``max_offset`` (a text is shorter), ``alpha``, ``beta``, ``gamma`` over
-    ``sharpness`` (default: from 1e-3 to the largest ``Config`` takes)."""
-    lo, hi = sharpness or (1e-3, CONFIG_MAX["alpha"])
+    ``D`` over its whole range, ``offset`` up to ``max_offset`` (default: ``Config``'s limit),
+    ``alpha``, ``beta``, ``gamma`` over ``sharpness`` (default: from 1e-6, where every pattern
+    is uniform, to the largest ``Config`` takes)."""
+    lo, hi = sharpness or (1e-6, CONFIG_MAX["alpha"])
     d = 2 * draw(st.integers(1, max_d // 2))
     r = 2 * draw(st.integers(1, d // 2))
     rotary_pct = r / d
@@ -45,7 +49,9 @@ def configs(
     fast = draw(st.integers(0, r // 2))
     config = {
         "d": d,
-        "D": draw(st.integers(3 * d + 1, min(3 * d + 8, CONFIG_MAX["D"]))),
+        "D": draw(
+            st.one_of(st.integers(3 * d + 1, 3 * d + 8), st.integers(3 * d + 1, CONFIG_MAX["D"]))
+        ),
         "base": draw(log_uniform(1.0 + 1e-9, CONFIG_MAX["base"])),
         "alpha": draw(log_uniform(lo, hi)),
         "offset": draw(st.integers(0, max_offset)),
