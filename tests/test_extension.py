@@ -14,6 +14,9 @@ import math
 
 import numpy as np
 import pytest
+from configs import configs, rounding_bound
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pages import value
 
 from rope_explained import extension as X
@@ -468,3 +471,25 @@ def test_playground_methods_keep_the_fast_pairs_nearly_as_built():
             np.testing.assert_allclose(slowed, FACTOR)
         else:
             assert slowed[0] == 1.0 and np.all(slowed[1:6] < FACTOR / 2), method
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=configs(),
+    length=st.integers(1, 300),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_kernel_path_is_forwards_last_row_over_every_setting(config, length, seed):
+    """predict_last_many (the distance kernel and the FFT) against forward_tokens (through
+    forward) over every setting of Config, on two random texts of one length: to 1e-12, or to
+    the rounding bound of forward's own numbers where that is larger (tests/configs.py). The
+    FFT rounds each row's sum against the row's total, so near the sharpness limits (1e5 and
+    more) the difference grows to about 2e-7, still far below that bound."""
+    rng = np.random.default_rng(seed)
+    texts = ["".join(rng.choice(list("abcdefghij"), size=length)) for _ in range(2)]
+    probs, A1 = X.predict_last_many(texts, **config)
+    for p, text in enumerate(texts):
+        tr = forward(text, **config)
+        bound = rounding_bound(tr)
+        np.testing.assert_allclose(probs[p], tr.probs[-1], rtol=0, atol=max(1e-12, bound["probs"]))
+        np.testing.assert_allclose(A1[p], tr.A1[-1], rtol=0, atol=max(1e-12, bound["A1"]))

@@ -811,14 +811,14 @@ def test_notes_bottleneck_table():
 
 
 def test_playground_slow_pair_turns_a_letter_step():
-    from rope_explained.examples import MAX_LETTERS
+    from rope_explained.examples import HEATMAP_MAX_LETTERS
 
     steps = {}
     for base in (1000, 10000):
         th = base ** (-62 / 64)
         agrees(f"playground-letter-step-{base}", (np.pi / 13) / th)
         steps[base] = number(value(f"playground-letter-step-{base}"))
-    assert steps[10000] > MAX_LETTERS > steps[1000]  # "longer than any text here"
+    assert steps[10000] > HEATMAP_MAX_LETTERS > steps[1000]  # "longer than any text here"
     # the 256-letter prompt: its last letter appeared once before; at base 1000 the prediction
     # goes wrong although layer 0 still looks perfect
     last = LONG_PROMPT[-1]
@@ -834,13 +834,13 @@ def test_playground_reference_set_spans_the_sliders():
     of the alpha and base sliders."""
     from playground_cases import reference_cases
 
-    from rope_explained.examples import ALPHA_RANGE, BASE_RANGE, MAX_LETTERS
+    from rope_explained.examples import ALPHA_RANGE, BASE_RANGE, HEATMAP_MAX_LETTERS
 
     cases = reference_cases()
     lengths = [len(c["text"]) for c in cases]
     alphas = [c["config"].get("alpha", 10.0) for c in cases]
     bases = [c["config"].get("base", 10000.0) for c in cases]
-    assert (min(lengths), max(lengths)) == (1, MAX_LETTERS)
+    assert (min(lengths), max(lengths)) == (1, HEATMAP_MAX_LETTERS)
     assert (min(alphas), max(alphas)) == ALPHA_RANGE
     assert (min(bases), max(bases)) == BASE_RANGE
     assert {c["config"].get("head", "induction") for c in cases} == {"induction", "rank1"}
