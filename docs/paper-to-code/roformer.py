@@ -292,7 +292,8 @@ fig = roformer_figures.layouts()
 
 # %% [markdown]
 # The two layouts perform the same rotation on differently ordered coordinates. Let $\Pi$ be the
-# permutation of chapter 2 that lists the coordinates as $0, \tfrac{d}{2}, 1, \tfrac{d}{2}+1, \ldots$; it moves
+# permutation of the [RoPE page](../../equations/rope/#which-coordinates-form-a-pair) that lists
+# the coordinates as $0, \tfrac{d}{2}, 1, \tfrac{d}{2}+1, \ldots$; it moves
 # the rotate-half pair $(i, i + d/2)$ to the interleaved slots $(2i, 2i + 1)$. Then rotating
 # $x$ with rotate-half and reordering the result equals reordering $x$ first and rotating it with
 # the interleaved layout:
