@@ -500,6 +500,9 @@ def test_linear_scaling_flattens_layer0_rather_than_shifting_it(s):
     assert 2 * (1 - math.cos(1.0)) * s**2 < shrink <= s**2  # "roughly by s^2"
     shifted, right, total = page.linear_copies(s)
     assert total == int(value("ctx-linear-prompts")) == page.LINEAR_SHORTEST * page.PER_DISTANCE
+    D = page.distances()
+    assert value("ctx-linear-first") == f"{D[0]:,}"
+    assert value("ctx-linear-shortest") == f"{D[page.LINEAR_SHORTEST - 1]:,}"
     assert shifted < total / 4 and right < total / 4  # neither the shifted letter nor B
     # predict_last (forward's rows) agrees with the fast path on the three shortest distances
     cfg_items = tuple(page.settings("linear", s).items())

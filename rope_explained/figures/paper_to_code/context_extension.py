@@ -846,7 +846,8 @@ def ctx_linear_copies(factor: float = 2.0, which: int = 0) -> str:
     return str(linear_copies(factor)[which])
 
 
-@value("ctx-linear-shortest")
-def ctx_linear_shortest() -> str:
-    """The largest of the sweep's distances the count of shifted copies reads."""
-    return f"{distances()[LINEAR_SHORTEST - 1]:,}"
+@value("ctx-linear-first", which=0)
+@value("ctx-linear-shortest", which=LINEAR_SHORTEST - 1)
+def ctx_linear_shortest(which: int = LINEAR_SHORTEST - 1) -> str:
+    """The first (0) and the last of the sweep's distances the count of shifted copies reads."""
+    return f"{distances()[which]:,}"
