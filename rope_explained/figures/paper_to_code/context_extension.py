@@ -403,10 +403,10 @@ def ablation() -> dict:
         r"0 and with it the circuit; stopping the slowest ones removes layer 1's horizon."
     ),
     alt=(
-        "Two panels, band size k from 0 to 16 across. Left: weight one step back; stopping "
-        "the slowest k pairs keeps it at 1, stopping the fastest k pairs drops it, to about "
-        "0.6 at k = 4 and 0.04 at k = 16. Right: accuracy; slowest-k lines are at 1 at both "
-        "distances for every k of at least 1; fastest-k lines drop to near 0 from k = 2."
+        "Two panels, band size K from 0 to 16 across. Left: weight one step back; stopping "
+        "the slowest K pairs keeps it at 1, stopping the fastest K pairs drops it, to about "
+        "0.6 at K = 4 and 0.04 at K = 16. Right: accuracy; slowest-K lines are at 1 at both "
+        "distances for every K of at least 1; fastest-K lines drop to near 0 from K = 2."
     ),
 )
 def ablation_figure():
@@ -415,14 +415,14 @@ def ablation_figure():
     fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=3.4)
     for c, side in enumerate(("fast", "slow")):
         ax0.plot(k, [ab[side, j][0] for j in BANDS], "o-", color=COLORS[c],
-                 label=f"{side}est k stopped")  # fmt: skip
+                 label=f"{side}est K stopped")  # fmt: skip
         for t, g in enumerate(ABLATION_DISTANCES):
             ax1.plot(k, [ab[side, j][1][t] for j in BANDS], "os"[t] + "-:"[t], color=COLORS[c],
-                     label=f"{side}est k, {g} apart")  # fmt: skip
-    ax0.set_xlabel("pairs stopped, k")
+                     label=f"{side}est K, {g} apart")  # fmt: skip
+    ax0.set_xlabel("pairs stopped, K")
     ax0.set_ylabel(r"$A^{(0)}_{m,m-1}$")
     ax0.legend(fontsize=8)
-    ax1.set_xlabel("pairs stopped, k")
+    ax1.set_xlabel("pairs stopped, K")
     ax1.set_ylabel("induction accuracy")
     ax1.legend(fontsize=7, loc="center right")
     for ax in (ax0, ax1):
