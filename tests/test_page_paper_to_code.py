@@ -162,3 +162,19 @@ def test_exercise_figure_numbering_follows_the_new_figure():
     assert ids[-1] == "paper-yarn-ramps" and len(ids) == 5
     text = markdown(EXERCISE)
     assert "Figure 10.6 shows" in text and "Figures 10.1 to 10.5" in text
+
+
+def test_exercise_names_every_package_the_package_needs():
+    """The exercise page says which packages pip brings: exactly the project's dependencies."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    deps = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
+    names = {re.split(r"[<>=!~ ;\[]", d, maxsplit=1)[0].replace("_", "-").lower() for d in deps}
+    text = " ".join((root / "docs" / "paper-to-code" / "roformer-exercise.py").read_text().split())
+    m = re.search(r"the (\w+) packages it needs: ([^)]*)\)", text.replace("# ", ""))
+    assert m, "the exercise page names the packages it needs"
+    named = {n.strip().replace("_", "-").lower() for n in re.split(r",| and ", m.group(2))}
+    named.discard("")
+    assert named == names
+    assert m.group(1) == {1: "one", 2: "two", 3: "three", 4: "four"}[len(names)]

@@ -25,7 +25,8 @@
 #
 # **How to use it.** Download the notebook (`.ipynb`, or the `.py` script it is stored as) with
 # the links at the top of this page, install the package with `pip install -e .` from a clone
-# of the repository (it needs only numpy and matplotlib), and open the notebook in Jupyter.
+# of the repository (pip brings the three packages it needs: numpy, matplotlib and ml_dtypes),
+# and open the notebook in Jupyter.
 # Fill in `apply_rope`, then run all cells.
 #
 # **What you see on this page.** The page was built with `apply_rope` still a stub. So that the

@@ -291,8 +291,9 @@ run_checks(apply_rope)
 fig = roformer_figures.layouts()
 
 # %% [markdown]
-# The two layouts perform the same rotation on differently ordered coordinates. Let $P$ be the
-# permutation that lists the coordinates as $0, \tfrac{d}{2}, 1, \tfrac{d}{2}+1, \ldots$; it moves
+# The two layouts perform the same rotation on differently ordered coordinates. Let $\Pi$ be the
+# permutation of the [RoPE page](../../equations/rope/#which-coordinates-form-a-pair) that lists
+# the coordinates as $0, \tfrac{d}{2}, 1, \tfrac{d}{2}+1, \ldots$; it moves
 # the rotate-half pair $(i, i + d/2)$ to the interleaved slots $(2i, 2i + 1)$. Then rotating
 # $x$ with rotate-half and reordering the result equals reordering $x$ first and rotating it with
 # the interleaved layout:
@@ -302,7 +303,7 @@ d = 16
 perm = np.stack(
     [np.arange(d // 2), np.arange(d // 2) + d // 2], axis=1
 ).ravel()
-print("P lists the coordinates in the order", perm)
+print("Pi lists the coordinates in the order", perm)
 x = rng.standard_normal((5, d))
 pos = np.array([0, 3, 8, 21, 300])
 half_then_permute = rope_explained.apply_rope(x, pos, layout="half")[..., perm]
@@ -321,9 +322,9 @@ print(
 # same weights with the other layout and those halves land in different pairs, turning at
 # unrelated frequencies. Nothing crashes; the scores are simply wrong. At offset 0 nothing is
 # rotated, so the two layouts even agree there, which makes the mistake easy to miss in a quick
-# test. Converting a checkpoint means permuting the rows of $W_q$ and $W_k$ by $P$. That is
+# test. Converting a checkpoint means permuting the rows of $W_q$ and $W_k$ by $\Pi$. That is
 # what Hugging Face's script for converting Meta's LLaMA weights does, in the other direction:
-# it reorders the rows of $W_q$ and $W_k$ of every head (by the inverse of $P$, leaving $W_v$ and
+# it reorders the rows of $W_q$ and $W_k$ of every head (by $\Pi^T$, the inverse of $\Pi$, leaving $W_v$ and
 # $W_o$ alone) so that its rotate-half code gives the scores Meta's interleaved code gives.
 
 # %%
@@ -354,7 +355,7 @@ print(
     f"(scores range over +/-{np.max(np.abs(as_trained)):.1f})"
 )
 print(
-    f"rows permuted by P:         largest difference = "
+    f"rows permuted by Pi:         largest difference = "
     f"{np.max(np.abs(as_trained - converted)):.1e}"
 )
 

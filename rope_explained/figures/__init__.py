@@ -74,6 +74,7 @@ MODULES = (
     "real_models.decoding",
     "real_models.precision",
     "playground",
+    "notation",
 )
 """Modules that hold figures, one per page (imported by [`load_all`][])."""
 
