@@ -70,11 +70,7 @@ FIGURE_API = (
     "register",
     "get",
     "render_bytes",
-    "render_cached",
-    "render",
     "page_of",
-    "cache_key",
-    "source_hash",
     "module_dependencies",
 )
 EXAMPLES_PER_CALLABLE = 30
