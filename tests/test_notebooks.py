@@ -378,7 +378,8 @@ def test_browser_typesets_notebook_math(browser, site_url):
 
 
 def test_failing_cell_fails_the_build(tmp_path):
-    """With the site's mkdocs-jupyter settings, an exception in a cell stops ``--strict``."""
+    """With the site's mkdocs-jupyter settings and the notebook hook, which executes the
+    notebooks, an exception in a cell stops the build."""
     import yaml
 
     class _Loader(yaml.SafeLoader):
@@ -388,13 +389,24 @@ def test_failing_cell_fails_the_build(tmp_path):
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_Loader)
     (entry,) = [p for p in config["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p]
     settings = entry["mkdocs-jupyter"]
-    assert settings["execute"] is True and settings["allow_errors"] is False
+    assert settings["allow_errors"] is False
     docs = tmp_path / "docs" / "paper-to-code"
     docs.mkdir(parents=True)
     (tmp_path / "docs" / "index.md").write_text("# Home\n")
     (docs / "broken.py").write_text(
         textwrap.dedent(
             """\
+            # ---
+            # jupyter:
+            #   kernelspec:
+            #     display_name: Python 3
+            #     language: python
+            #     name: python3
+            #   rope_explained:
+            #     title: Broken
+            #     number: 1
+            # ---
+
             # %% [markdown]
             # # Broken
 
@@ -409,6 +421,7 @@ def test_failing_cell_fails_the_build(tmp_path):
         "site_dir": str(tmp_path / "site"),
         "nav": [{"Home": "index.md"}, {"Broken": "paper-to-code/broken.py"}],
         "plugins": [{"mkdocs-jupyter": settings}],
+        "hooks": [str(ROOT / "docs" / "hooks" / "notebooks.py")],
     }
     (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(minimal))
     proc = subprocess.run(
@@ -420,4 +433,5 @@ def test_failing_cell_fails_the_build(tmp_path):
         timeout=600,
     )
     assert proc.returncode != 0
+    assert "paper-to-code/broken.py: a cell failed" in proc.stderr
     assert "this cell fails on purpose" in proc.stderr

@@ -18,7 +18,6 @@ the build fills in the text of the value function registered under that id
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 
 import hooklib  # docs/hooks/, put on sys.path by conftest.py
@@ -132,28 +131,6 @@ def test_value_ids_and_functions_follow_the_registry_rules(monkeypatch):
             h.compute()
     with pytest.raises(ValueError, match="unknown value_id 'fine-ld'; did you mean 'fine-id'"):
         figures.get_value("fine-ld")
-
-
-def test_value_cache_computes_a_value_once(tmp_path, monkeypatch):
-    value_id = "embedding-sigma-1"
-    spec = VALUES[value_id]
-    calls = []
-
-    def counting(**kwargs):
-        calls.append(kwargs)
-        return spec.func(**kwargs)
-
-    counting.__module__ = spec.func.__module__  # the same cache key
-    monkeypatch.setitem(figures.VALUES, value_id, dataclasses.replace(spec, func=counting))
-    first = figures.value_cached(value_id, tmp_path)
-    second = figures.value_cached(value_id, tmp_path)
-    assert first == (value(value_id), True) and second == (value(value_id), False)
-    assert len(calls) == 1
-    (path,) = tmp_path.glob(f"{value_id}-*.json")
-    assert json.loads(path.read_text())["text"] == value(value_id)
-    path.write_text("{not json")  # a damaged file is computed again, and replaced
-    assert figures.value_cached(value_id, tmp_path) == (value(value_id), True)
-    assert len(calls) == 2 and [p.name for p in tmp_path.glob(f"{value_id}-*")] == [path.name]
 
 
 # --- forward-pass/index.md and the home page -------------------------------------------------

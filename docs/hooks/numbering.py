@@ -4,9 +4,9 @@ values the pages state.
 Pages opt in with ``number:`` in their front matter; the conventions are in ``hooklib.py``.
 Every page's equations and figures are numbered before any page renders (``on_files``), so a
 reference can point forward or to another page. Figures are drawn by the package's registry
-(:mod:`rope_explained.figures`) through its cache; this hook only places them on the pages and
-writes their files into ``site/figures/``. A ``{{ value("id") }}`` becomes the text the value
-function registered under that id computes (through the package's value cache).
+(:mod:`rope_explained.figures`) through the build's cache (``cache.py``); this hook places them
+on the pages and writes their files into ``site/figures/``. A ``{{ value("id") }}`` becomes the
+text the value function registered under that id computes (cached the same way).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from pathlib import Path
 
 from hooklib import (
     BUILD,
-    FIGURE_CODE,
     FIGURES_DEST,
     LABEL,
     PLACEHOLDER,
@@ -35,10 +34,8 @@ from hooklib import (
     prepare_pages,
     ref_link,
     scan_page,
-    source_of,
     substitute_values,
     value_text,
-    versions,
 )
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
@@ -79,11 +76,6 @@ def on_config(config, **kwargs):
     one_blas_thread()  # the build's own numpy: no thread spinning beside the figure processes
     names = [ext for ext in config.markdown_extensions if isinstance(ext, str)]
     BUILD.md_config = (names, dict(config.mdx_configs))
-    FIGURE_CODE.begin(
-        config,
-        versions("markdown", "pymdown-extensions", "pygments"),
-        source_of(Path(config.config_file_path), Path(__file__).resolve().with_name("hooklib.py")),
-    )
     config.markdown_extensions.append(_AnchorExtension())
     if "MIKE_DOCS_VERSION" not in os.environ:
         # Only a `mike deploy` has a versions.json beside the site: a plain build (make site,
@@ -176,7 +168,7 @@ def on_page_markdown(markdown_text, page, config, files, **kwargs):
     return "\n".join(out)
 
 
-@event_priority(50)  # before print-site keeps a copy of each page for the printable edition
+@event_priority(50)  # before the math is marked (typeset.py) and code left out of search
 def on_page_content(html_text, page, config, files, **kwargs):
     src = page.file.src_uri
     if src not in BUILD.pages or PLACEHOLDER not in html_text:
@@ -205,4 +197,3 @@ def on_post_build(config, **kwargs):
         (out / f"{fig_id}.svg").write_bytes(data)
     log.info("figures: %d rendered, %d from cache", BUILD.rendered, BUILD.cached)
     log.info("values: %d computed, %d from cache", BUILD.values_computed, BUILD.values_cached)
-    FIGURE_CODE.save()
