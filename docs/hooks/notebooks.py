@@ -185,7 +185,7 @@ def on_config(config, **kwargs):
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None:
         return config
-    if plugin.config["allow_errors"] or plugin.config["execute"] or plugin.config["cache"]:
+    if plugin.config["allow_errors"] or plugin.config["execute"] or plugin.config.get("cache"):
         raise PluginError(
             "mkdocs-jupyter must keep allow_errors, execute and cache false: "
             "docs/hooks/notebooks.py runs the notebooks (a failing cell fails the build) and "
