@@ -70,8 +70,9 @@ RE_NOTEBOOK_FIGURE = re.compile(rf"""^# %%.*\btags=\[[^\]]*["']fig:(?P<id>{LABEL
 
 
 def _package_stamp() -> tuple:
-    files = sorted((ROOT / PACKAGE).rglob("*"))
-    return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.is_file())
+    """Name, time and size of each source file of the package (not its ``__pycache__``)."""
+    files = sorted(p for p in (ROOT / PACKAGE).rglob("*") if p.suffix in (".py", ".mplstyle"))
+    return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
 
 
 _LOADED: dict[str, tuple] = {}
