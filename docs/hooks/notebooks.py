@@ -199,7 +199,8 @@ def on_config(config, **kwargs):
 
 
 def on_files(files, config, **kwargs):
-    """Number each notebook's figures (after numbering.py has indexed the Markdown pages)."""
+    """Number each notebook's figures (after numbering.py has indexed the Markdown pages), and
+    run each notebook (or take its run from the cache) for mkdocs-jupyter to convert."""
     _notebooks.clear()
     registry = load_figures().REGISTRY
     problems = []
