@@ -388,7 +388,7 @@ def test_print_page_cross_references_name_their_targets(site_dir):
         elif "fig-ref" in cls:
             tag, sections, body = _target(printed, link["href"])
             assert tag == "figure", link
-            number = _number(body, r'rope-figure__number">Figure ([0-9.]+)\.<')
+            number = _number(body, r'rope-figure__number"[^>]*>Figure ([0-9.]+)\.<')
             assert f"Figure {number}" == text, f"{text} lands on Figure {number}"
             kinds["figure"] += 1
         elif "autorefs-internal" in cls:

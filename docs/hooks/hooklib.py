@@ -641,10 +641,12 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
     details = details.replace("<details ", "<details data-search-exclude ", 1)
     alt = html.escape(substitute_values(spec.alt), quote=True)
     return (
+        f'<span class="rope-alias" id="fig-{number}"></span>'
         f'<figure class="rope-figure" id="fig-{fig_id}">\n'
         f'<a class="rope-figure__image" href="{url}" title="Open Figure {number} full size">'
         f'<img src="{url}" alt="{alt}" width="{width}" height="{height}"></a>\n'
-        f'<figcaption><span class="rope-figure__number">Figure {number}.</span> {caption} '
+        f'<figcaption><a class="rope-figure__number" href="#fig-{fig_id}" '
+        f'title="Link to Figure {number}">Figure {number}.</a> {caption} '
         f'<a class="rope-figure__download" href="{url}" download="{fig_id}.svg">'
         f"Download SVG</a></figcaption>\n"
         f"{details}\n</figure>"
