@@ -82,3 +82,113 @@ def test_forward_pass_exercise_several_matches_are_averaged():
     assert value("fp-ex-repeated-prediction") == predicted == tr.prediction
     assert predicted not in {text[n - 1] for n in after}  # never follows t in the prompt
     agrees("fp-ex-repeated-probability", p.max())
+
+
+# --- real-models/conventions.md -----------------------------------------------------------------
+
+
+def hf_permute(w: np.ndarray, n_heads: int) -> np.ndarray:
+    """Hugging Face's ``permute`` of convert_llama_weights_to_hf.py, transcribed in numpy."""
+    dim1, dim2 = w.shape
+    return w.reshape(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(0, 2, 1, 3).reshape(w.shape)
+
+
+def buggy_permute(w: np.ndarray, n_heads: int) -> np.ndarray:
+    """The exercise's script: view (n_heads, 2, d/2, D), swap the middle axes."""
+    dim1, dim2 = w.shape
+    return w.reshape(n_heads, 2, dim1 // n_heads // 2, dim2).transpose(0, 2, 1, 3).reshape(w.shape)
+
+
+def test_conventions_exercise_where_a_coordinate_goes():
+    d, c = 8, 5
+    rows = hf_permute(np.arange(d, dtype=float)[:, None], 1)[:, 0]  # new row -> old row
+    new = int(np.flatnonzero(rows == c)[0])
+    assert value("conventions-ex-moved-to") == str(new)
+    # it pairs, under rotate-half, with where coordinate c - 1 (same interleaved pair) went
+    partner = int(np.flatnonzero(rows == c - 1)[0])
+    assert new - partner == d // 2
+
+
+def test_conventions_exercise_the_inverse_passes_at_d_4_only():
+    from rope_explained.conventions import half_to_interleaved, interleaved_to_half
+
+    rng = np.random.default_rng(0)
+    smallest = None
+    for d in range(2, 34, 2):
+        W = rng.standard_normal((3 * d, 5))  # three heads
+        same = np.array_equal(buggy_permute(W, 3), hf_permute(W, 3))
+        assert np.array_equal(buggy_permute(W, 3), half_to_interleaved(W, 3))
+        assert np.array_equal(hf_permute(W, 3), interleaved_to_half(W, 3))
+        if not same and smallest is None:
+            smallest = d
+        assert same == (d <= 4)
+    assert value("conventions-ex-smallest-d") == str(smallest)
+
+
+def test_conventions_exercise_the_bug_keeps_layer_0s_diagonal():
+    from rope_explained.figures.real_models.conventions import PROMPT
+
+    a = forward(PROMPT, layout="half")
+    b = forward(PROMPT, layout="half", weights_layout="interleaved")
+    # layer 0: the diagonal is (W_q h_m)^T (W_k h_m), whatever the rotation; computed here
+    # without any rotation, with the weights of the interleaved model
+    tr = forward(PROMPT)
+    W = tr.weights.L0
+    plain = np.einsum("td,td->t", tr.h0 @ W.W_q.T, tr.h0 @ W.W_k.T)
+    bound = float(value("conventions-ex-diagonal-layer0").removeprefix("10^{").rstrip("}"))
+    for t in (a, b):
+        assert np.abs(np.diag(t.scores0) - plain).max() < 10.0**bound
+    off = np.abs(np.tril(a.scores0 - b.scores0, -1)).max()
+    agrees("conventions-ex-offdiagonal-layer0", off)
+    agrees("conventions-ex-diagonal-layer1", np.abs(np.diag(a.scores1) - np.diag(b.scores1)).max())
+    # only the start token's rows come through exactly
+    assert np.allclose(a.h1[0], b.h1[0], atol=1e-12) and not np.allclose(a.h1[1:], b.h1[1:])
+
+
+# --- real-models/partial-rotary.md --------------------------------------------------------------
+
+
+def test_partial_rotary_exercise_ladder_steps():
+    base = 10000.0
+    agrees("partial-ex-gptj-step", base ** (2 / 64))  # GPT-J: rotary_dim = 64
+    agrees("partial-ex-full-step", base ** (2 / 256))
+
+
+def test_partial_rotary_exercise_leads_from_the_model():
+    """The lead alpha sum (1 - cos theta_i), read off layer 0's scores of the model run with
+    partial rotary: the score one step back minus the score of the query's own key."""
+    from rope_explained.examples import LONG_PROMPT
+
+    text = LONG_PROMPT[:40]
+    cases = {
+        "partial-ex-lead-neox-8": {"rotary_pct": 8 / 64},
+        # the fastest-pairs variant: GPT-NeoX's call with the base raised to r/d
+        "partial-ex-lead-fastest-8": {"rotary_pct": 8 / 64, "base": 10000.0 ** (8 / 64)},
+        "partial-ex-lead-full": {},
+    }
+    leads = {}
+    for vid, config in cases.items():
+        s = forward(text, **config).scores0
+        m = np.arange(2, len(text))
+        lead = s[m, m - 1] - s[m, m]
+        assert np.allclose(lead, lead[0], atol=1e-9)  # the same in every row
+        assert np.allclose(s[m, m - 2], s[m, m], atol=1e-9)  # both neighbours alike
+        agrees(vid, lead[0])
+        leads[vid] = lead[0]
+    assert leads["partial-ex-lead-neox-8"] < leads["partial-ex-lead-fastest-8"] / 2
+    # "only its first pair contributes": pair 0 alone gives all but a tenth of a unit
+    assert leads["partial-ex-lead-neox-8"] - 10 * (1 - np.cos(1.0)) < 0.1
+
+
+def test_partial_rotary_exercise_no_horizon_without_a_turning_slow_pair():
+    from rope_explained.extension import distance_prompts
+    from rope_explained.figures.real_models import partial_rotary as page
+    from rope_explained.model import predict_last
+
+    prompts = distance_prompts(page.EXERCISE_FAR, page.EXERCISE_PROMPTS)
+    assert value("partial-ex-far-prompts") == str(len(prompts))
+    for vid, pct in (("partial-ex-far-accuracy", 0.25), ("partial-ex-far-accuracy-full", 1.0)):
+        hits = [predict_last(p.text, rotary_pct=pct).prediction == p.answer for p in prompts]
+        agrees(vid, 100 * np.mean(hits))
+    # the distance is past the full head's limit pi / (26 theta_31)
+    assert page.EXERCISE_FAR > np.pi / 26 / 10000.0 ** (-62 / 64)
