@@ -6,6 +6,8 @@ claims the answers make about it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from pages import agrees, value
@@ -192,3 +194,52 @@ def test_partial_rotary_exercise_no_horizon_without_a_turning_slow_pair():
         agrees(vid, 100 * np.mean(hits))
     # the distance is past the full head's limit pi / (26 theta_31)
     assert page.EXERCISE_FAR > np.pi / 26 / 10000.0 ** (-62 / 64)
+
+
+# --- real-models/deriving-rope.md ---------------------------------------------------------------
+
+
+def test_deriving_exercise_the_fastest_pair_comes_back_near_its_start():
+    """Exact integer arithmetic on the turns (math.remainder on each m), not the value's numpy."""
+    for limit, suffix in ((100, "100"), (1000, "1000")):
+        misses = {m: abs(math.remainder(m, 2 * math.pi)) for m in range(1, limit + 1)}
+        m = min(misses, key=misses.get)
+        assert value(f"deriving-ex-return-{suffix}") == str(m)
+        assert value(f"deriving-ex-return-{suffix}-turns") == str(round(m / (2 * math.pi)))
+        agrees(f"deriving-ex-return-{suffix}-miss", misses[m])
+        # the closest distance is unique
+        assert sorted(misses.values())[1] > misses[m]
+
+
+def test_deriving_exercise_identity_position_term_is_relative_but_cross_terms_are_not():
+    from rope_explained.sinusoidal import sinusoidal_positions
+
+    p = sinusoidal_positions(48)
+    one_apart = np.einsum("td,td->t", p[:-1], p[1:])
+    assert np.allclose(one_apart, one_apart[0], atol=1e-12)
+    agrees("deriving-ex-identity-score", one_apart[0])
+    # with M = I the cross term x^T p_n still changes with the key's position n
+    x = np.random.default_rng(0).standard_normal(64)  # generic content
+    cross = p @ x
+    assert cross.max() - cross.min() > 1.0
+
+
+def test_deriving_exercise_the_mirrored_key_depends_on_m_plus_n():
+    from rope_explained.rope import rotation_matrix
+
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((2, 64))
+    T = 48
+    right = np.array([[q @ rotation_matrix(m, 64).T @ rotation_matrix(n, 64) @ k for n in range(T)]
+                      for m in range(T)])  # fmt: skip
+    wrong = np.array([[q @ rotation_matrix(m, 64).T @ rotation_matrix(-n, 64) @ k
+                       for n in range(T)] for m in range(T)])  # fmt: skip
+    # the wrong score is a function of m + n
+    for total in range(2 * T - 1):
+        cells = [wrong[m, total - m] for m in range(max(0, total - T + 1), min(T, total + 1))]
+        assert np.ptp(cells) < 1e-10
+    bound = float(value("deriving-ex-mirrored-column0").removeprefix("10^{").rstrip("}"))
+    assert np.abs(right[:, 0] - wrong[:, 0]).max() < 10.0**bound
+    agrees("deriving-ex-mirrored-elsewhere", np.abs(np.tril(right - wrong)[:, 1:]).max())
+    back = np.array([wrong[m, m - 1] for m in range(1, T)])
+    agrees("deriving-ex-mirrored-spread", np.ptp(back))
