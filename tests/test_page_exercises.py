@@ -243,3 +243,67 @@ def test_deriving_exercise_the_mirrored_key_depends_on_m_plus_n():
     agrees("deriving-ex-mirrored-elsewhere", np.abs(np.tril(right - wrong)[:, 1:]).max())
     back = np.array([wrong[m, m - 1] for m in range(1, T)])
     agrees("deriving-ex-mirrored-spread", np.ptp(back))
+
+
+# --- real-models/decoding.md --------------------------------------------------------------------
+
+
+def bound_of(value_id: str) -> float:
+    """The power of ten a "below" value states."""
+    return 10.0 ** float(value(value_id).removeprefix("10^{").rstrip("}"))
+
+
+def test_decoding_exercise_a_shifted_loop_is_harmless():
+    """The decode loop written out with the cached keys rotated by hand (rotation matrices),
+    positions starting at 1, against the full pass."""
+    from rope_explained.rope import rotation_matrix
+
+    tr = forward(FORWARD_PASS_PROMPT)
+    W, d = tr.weights, tr.config.d  # the heads' sharpness is part of W_q
+    worst = 0.0
+    for layer, h, A in ((W.L0, tr.h0, tr.A0), (W.L1, tr.h1, tr.A1)):
+        keys = np.array([rotation_matrix(n + 1, d) @ layer.W_k @ h[n] for n in range(len(h))])
+        for p in range(len(h)):
+            q = rotation_matrix(p + 1, d) @ layer.W_q @ h[p]
+            s = keys[: p + 1] @ q
+            w = np.exp(s - s.max())
+            worst = max(worst, np.abs(w / w.sum() - A[p, : p + 1]).max())
+    assert worst < bound_of("decoding-ex-shifted")
+    # and the package's loop: probabilities too
+    from rope_explained.decoding import decode_step, new_cache
+
+    cache = new_cache()
+    for p, token in enumerate(tr.tokens):
+        step = decode_step(cache, token, position=p + 1.0)
+        cache = step.cache
+        assert np.abs(step.probs - tr.probs[p]).max() < bound_of("decoding-ex-shifted")
+
+
+def test_decoding_exercise_masked_pads_may_sit_anywhere():
+    from rope_explained.decoding import pad_left
+    from rope_explained.figures.real_models.decoding import PADS
+
+    base = forward(FORWARD_PASS_PROMPT)
+    T = len(base.tokens)
+    assert value("padding-pads") == str(PADS)
+    for count in (True, False):
+        tr = pad_left(FORWARD_PASS_PROMPT, PADS, count_pads=count)
+        for name in ("A0", "A1"):
+            got = getattr(tr, name)[-T:, -T:]
+            assert np.abs(got - getattr(base, name)).max() < bound_of("decoding-ex-pad-position")
+        assert np.abs(tr.probs[-T:] - base.probs).max() < bound_of("decoding-ex-pad-position")
+    # without the mask the numbering does matter (the page's what-if)
+    a = pad_left(FORWARD_PASS_PROMPT, PADS, mask_pads=False)
+    assert np.abs(a.A0[-T:, -T:] - base.A0).max() > 0.1
+
+
+def test_decoding_exercise_cache_size():
+    from rope_explained.decoding import decode
+
+    d, layers = forward("a").config.d, 2
+    tokens = 1 + len(FORWARD_PASS_PROMPT)  # the start token and the letters
+    agrees("decoding-ex-cache-per-token", 2 * layers * d)  # a key and a value per layer
+    agrees("decoding-ex-cache-numbers", 2 * layers * d * tokens)
+    assert value("decoding-ex-cache-tokens") == str(tokens)
+    cache = decode(FORWARD_PASS_PROMPT)[-1].cache
+    assert cache.k0.shape == cache.v1.shape == (tokens, d)
