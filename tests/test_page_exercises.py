@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 import pytest
 from pages import agrees, value
@@ -307,3 +308,50 @@ def test_decoding_exercise_cache_size():
     assert value("decoding-ex-cache-tokens") == str(tokens)
     cache = decode(FORWARD_PASS_PROMPT)[-1].cache
     assert cache.k0.shape == cache.v1.shape == (tokens, d)
+
+
+# --- real-models/precision.md -------------------------------------------------------------------
+
+
+def test_precision_exercise_the_bf16_grid():
+    bf16 = ml_dtypes.bfloat16
+    info = ml_dtypes.finfo(bf16)
+    # the gap at x in [2^k, 2^(k+1)) is 2^(k - (bits - 1)), from the format's epsilon
+    for x, vid in ((1000, "precision-ex-gap-1000"), (100000, "precision-ex-gap-100000")):
+        agrees(vid, float(info.eps) * 2.0 ** math.floor(math.log2(x)))
+    assert int(value("precision-bits-bfloat16")) == info.nmant + 1
+    # round to nearest, ties to even significand, by hand on the grid of 4
+    for m in (1001, 1002, 1003):
+        lo, hi = 4 * (m // 4), 4 * (m // 4) + 4
+        want = lo if (m - lo < hi - m or (m - lo == hi - m and (lo // 4) % 2 == 0)) else hi
+        assert value(f"precision-ex-rounds-{m}") == str(want) == str(int(float(bf16(m))))
+
+
+def test_precision_exercise_distinct_positions():
+    from rope_explained.figures.real_models.precision import EXERCISE_CONTEXT as n
+
+    def count(significand_bits: int) -> int:
+        """Exact integers up to 2^bits, then 2^(bits-1) numbers per doubling, plus the
+        context's own power of two, which the last positions round up to."""
+        exact = 2**significand_bits
+        doublings = int(math.log2(n)) - significand_bits
+        return exact + doublings * 2 ** (significand_bits - 1) + 1
+
+    assert n & (n - 1) == 0  # a power of two, as the count assumes
+    agrees("precision-ex-distinct-bfloat16", count(8))
+    agrees("precision-ex-distinct-float16", count(11))
+    agrees("precision-ex-context", n)
+    assert count(11) < n / 2 + 2  # "about half as many as there are positions"
+
+
+def test_precision_exercise_scores_in_bf16():
+    alpha, d = 10.0, 64
+    peak = alpha * d / 2
+    assert value("precision-peak-score") == f"{peak:.0f}"
+    agrees("precision-ex-score-gap-bfloat16", 2.0 ** (math.floor(math.log2(peak)) - 7))
+    agrees("precision-ex-score-gap-float16", 2.0 ** (math.floor(math.log2(peak)) - 10))
+    side = alpha * sum(math.cos(10000.0 ** (-2 * i / d)) for i in range(d // 2))
+    agrees("precision-ex-side-score", side)
+    rounded = 2.0 * round(side / 2.0)  # the bf16 grid near 300 is the even numbers
+    agrees("precision-ex-side-score-bfloat16", rounded)
+    assert float(ml_dtypes.bfloat16(peak)) - rounded >= 2  # the lead survives the rounding

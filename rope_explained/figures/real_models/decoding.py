@@ -396,12 +396,12 @@ def ex_pad_position(text: str = FORWARD_PASS_PROMPT, pads: int = PADS) -> str:
 @value("decoding-ex-cache-per-token", what="per-token")
 def ex_cache_numbers(what: str = "all", text: str = FORWARD_PASS_PROMPT) -> str:
     """How many numbers the cache holds after decoding ``text`` (start token included), or
-    how many one token adds, with a thousands separator (TeX)."""
+    how many one token adds, with a thousands separator."""
     cache = decode(text)[-1].cache
     arrays = (cache.k0, cache.v0, cache.k1, cache.v1)
     total = sum(a.size for a in arrays)
     n = total if what == "all" else total // len(cache)
-    return f"{n:,}".replace(",", "{,}")
+    return f"{n:,}"
 
 
 @value("decoding-ex-cache-tokens")

@@ -185,8 +185,8 @@ def ex_far_accuracy(
 
 @value("partial-ex-far-distance")
 def ex_far_distance() -> str:
-    """The exercise's distance, with a thousands separator (TeX)."""
-    return f"{EXERCISE_FAR:,}".replace(",", "{,}")
+    """The exercise's distance, with a thousands separator."""
+    return f"{EXERCISE_FAR:,}"
 
 
 @value("partial-ex-far-prompts")
