@@ -355,3 +355,56 @@ def test_precision_exercise_scores_in_bf16():
     rounded = 2.0 * round(side / 2.0)  # the bf16 grid near 300 is the even numbers
     agrees("precision-ex-side-score-bfloat16", rounded)
     assert float(ml_dtypes.bfloat16(peak)) - rounded >= 2  # the lead survives the rounding
+
+
+# --- notes/position-only-heads.md ---------------------------------------------------------------
+
+
+def profile(delta: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """S(delta) = sum_i cos((1 - delta) theta_i), the score per unit alpha of the key delta
+    steps back, by explicit cosines."""
+    return np.array([sum(math.cos((1 - int(t)) * th) for th in theta) for t in delta])
+
+
+def test_position_only_exercise_sharpness_for_one_percent():
+    share = float(value("notes-ex-position-share")) / 100
+    for d in (64, 128):
+        theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+        gap = d / 2 - profile(np.array([2]), theta)[0]
+        if d == 128:
+            agrees("notes-ex-position-gap-128", gap)
+        alpha = math.log(2 / share) / gap
+        agrees(f"notes-ex-position-alpha-{d}", alpha, rounding="up")
+        # at the stated alpha the neighbours keep at most the share, just below it more
+        stated = float(value(f"notes-ex-position-alpha-{d}"))
+        assert 2 * math.exp(-stated * gap) <= share < 2 * math.exp(-(stated - 0.1) * gap)
+    # "more pairs between one and a tenth of a radian per step"
+    fast = [int(np.count_nonzero(10000.0 ** (-np.arange(0, d, 2) / d) >= 0.1)) for d in (64, 128)]
+    assert fast[1] > fast[0]
+
+
+def test_position_only_exercise_wendler_gap():
+    d = 64
+    wendler = 10000.0 ** (-2 * np.arange(d // 2) / (d - 2))  # his schedule, from the formula
+    standard = 10000.0 ** (-np.arange(0, d, 2) / d)
+    assert wendler[0] == standard[0] == 1 and np.all(wendler[1:] < standard[1:])
+    gap_w = d / 2 - profile(np.array([2]), wendler)[0]
+    gap_s = d / 2 - profile(np.array([2]), standard)[0]
+    agrees("notes-ex-position-gap-wendler", gap_w)
+    assert gap_w < gap_s < gap_w + 0.1  # smaller, slightly
+    # the schedules differ most, relatively, in the slow pairs
+    ratio = standard / wendler
+    assert np.all(np.diff(ratio) > 0)
+
+
+def test_position_only_exercise_a_doubled_key():
+    d, window = 64, int(value("notes-ex-position-window"))
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+    delta = np.arange(2, window + 1)
+    wins = 0
+    for alpha in (1.0, 10.0, 100.0):  # "whatever alpha is"
+        scores = alpha * profile(delta, theta)
+        count = int(np.count_nonzero(2 * scores > alpha * d / 2))
+        wins = wins or count
+        assert count == wins
+    assert value("notes-ex-position-doubled-wins") == str(wins)
