@@ -408,3 +408,40 @@ def test_position_only_exercise_a_doubled_key():
         wins = wins or count
         assert count == wins
     assert value("notes-ex-position-doubled-wins") == str(wins)
+
+
+# --- notes/semantic-heads.md --------------------------------------------------------------------
+
+
+def test_semantic_exercise_a_large_head_with_a_large_base():
+    from rope_explained.figures.notes.semantic_heads import EXERCISE_LONG
+
+    theta = 500000.0 ** (-126 / 128)  # the slowest pair of d = 128, from the formula
+    agrees("notes-ex-semantic-drop-llama-999", 100 * (1 - math.cos(999 * theta)))
+    agrees("notes-ex-semantic-drop-llama-long", 100 * (1 - math.cos(EXERCISE_LONG * theta)))
+    assert value("notes-ex-semantic-long") == f"{EXERCISE_LONG:,}"
+    site = 100 * (1 - math.cos(999 * 10000.0 ** (-62 / 64)))
+    agrees("notes-slowest-drop", site)
+    assert 100 * (1 - math.cos(999 * theta)) < site / 1000
+
+
+def test_semantic_exercise_the_slowest_factor_turns_negative():
+    theta = 10000.0 ** (-62 / 64)
+    zero = int(value("notes-ex-semantic-zero").replace(",", ""))
+    # the cosine changes sign within the hundred tokens the value is rounded to
+    assert math.cos((zero - 50) * theta) > 0 > math.cos((zero + 50) * theta)
+
+
+def test_semantic_exercise_four_slow_pairs():
+    from rope_explained.figures.notes.semantic_heads import EXERCISE_KEPT, EXERCISE_LEVEL
+
+    assert value("notes-ex-semantic-kept") == str(EXERCISE_KEPT) == "4"  # d0 = 56 in the text
+    theta = [10000.0 ** (-2 * i / 64) for i in range(28, 32)]
+    stated = int(value("notes-ex-semantic-kept-below").replace(",", ""))
+
+    def mean(delta: int) -> float:
+        return sum(math.cos(delta * t) for t in theta) / len(theta)
+
+    assert mean(stated) < EXERCISE_LEVEL <= min(mean(t) for t in range(stated))
+    # faster than the slowest pair alone would fall below the level
+    assert stated < math.acos(EXERCISE_LEVEL) / theta[-1]
