@@ -445,3 +445,46 @@ def test_semantic_exercise_four_slow_pairs():
     assert mean(stated) < EXERCISE_LEVEL <= min(mean(t) for t in range(stated))
     # faster than the slowest pair alone would fall below the level
     assert stated < math.acos(EXERCISE_LEVEL) / theta[-1]
+
+
+# --- notes/open-questions.md --------------------------------------------------------------------
+
+
+def usable(d: int, base: float, length: float, min_cos: float) -> int:
+    """d_semantic(L), counted pair by pair from the horizon formula."""
+    return 2 * sum(1 for i in range(d // 2) if math.acos(min_cos) / base ** (-2 * i / d) >= length)
+
+
+def test_open_questions_exercise_the_base_a_window_needs():
+    from pages import number
+
+    from rope_explained.figures.notes.open_questions import EXERCISE_TARGET as t
+
+    stated = number(value("notes-ex-open-base"))
+    assert usable(t["d"], stated, t["length"], t["min_cos"]) >= t["coordinates"]
+    # rounded up by less than one unit of its second digit: below that it is not enough
+    unit = 10.0 ** (math.floor(math.log10(stated)) - 1)
+    assert usable(t["d"], stated - unit, t["length"], t["min_cos"]) < t["coordinates"]
+    assert value("notes-ex-open-coordinates") == str(t["coordinates"])
+    assert value("notes-ex-open-length") == f"{t['length']:,}"
+    # "every doubling of the window roughly doubles the base"
+    assert 2 < 2 ** (128 / 120) < 2.2
+
+
+def test_open_questions_exercise_a_looser_tolerance():
+    loose = usable(64, 1e4, 1000, 0.5)
+    assert value("notes-ex-open-loose") == str(loose)
+    assert value("bottleneck-d64-b1e4-l1000") == str(usable(64, 1e4, 1000, 0.9))
+    assert loose <= 64 / 4  # three quarters of the head or more stay unusable
+    assert 2 < math.acos(0.5) / math.acos(0.9) < 2.5  # "a little more than twice"
+
+
+def test_open_questions_exercise_slow_pairs_under_rotate_half():
+    d = 64
+    # rotate-half pair i is (i, i + d/2): the four slowest pairs, 28..31
+    coords = sorted(c for i in range(28, 32) for c in (i, i + d // 2))
+    assert value("notes-ex-open-half-first") == str(coords[0])
+    assert value("notes-ex-open-half-second") == str(coords[4])
+    assert coords == [*range(28, 32), *range(60, 64)]
+    # the last eight coordinates of a rotate-half head: second members of pairs 24..31
+    assert sorted(c - d // 2 for c in range(56, 64)) == list(range(24, 32))
