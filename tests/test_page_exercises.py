@@ -488,3 +488,67 @@ def test_open_questions_exercise_slow_pairs_under_rotate_half():
     assert coords == [*range(28, 32), *range(60, 64)]
     # the last eight coordinates of a rotate-half head: second members of pairs 24..31
     assert sorted(c - d // 2 for c in range(56, 64)) == list(range(24, 32))
+
+
+# --- paper-to-code/context-extension.md ---------------------------------------------------------
+
+
+def test_context_extension_exercise_linear_blurs_layer_0():
+    """The last query's row from the page's formula alone: alpha sum_i cos(delta theta_i / s -
+    theta_i) for every delta in 0..L-1, then a softmax."""
+    from rope_explained.figures.paper_to_code.context_extension import L
+
+    alpha, d = 10.0, 64
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+    delta = np.arange(L)  # the last query of a text of L positions sees L keys
+    for s in (2.0, 4.0):
+        scores = alpha * np.cos(np.outer(delta, theta / s) - theta).sum(axis=1)
+        w = np.exp(scores - scores.max())
+        w /= w.sum()
+        k = int(s)
+        assert int(np.argmax(w)) == k
+        agrees(f"ctx-ex-linear-{k}-peak", w[k])
+        agrees(f"ctx-ex-linear-{k}-side", w[k - 1])
+        assert w[k + 1] == pytest.approx(w[k - 1], abs=1e-3)  # "on each neighbour"
+    leads = {}
+    for s in (1.0, 2.0, 4.0):
+        leads[s] = alpha * sum(1 - math.cos(t / s) for t in theta)
+        agrees(f"ctx-ex-linear-lead-{int(s)}", leads[s])
+    # "roughly by s^2": within a factor of two of it
+    for s in (2.0, 4.0):
+        assert s**2 / 2 < leads[1.0] / leads[s] < 2 * s**2
+
+
+def test_context_extension_exercise_ntk_pair_1():
+    from rope_explained.figures.paper_to_code.context_extension import L
+    from rope_explained.rope import scaled_frequencies
+
+    s, d = 8.0, 64
+    agrees("ctx-ex-ntk-pair1", s ** (2 / (d - 2)))
+    # the package's frequencies from the larger base b s^(d/(d-2)): pair 0 kept, the last
+    # divided by exactly s, and the slowdown geometric along the pairs
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+    new, _ = scaled_frequencies(d, method="ntk", factor=s, original_max_position=L)
+    slow = theta / new
+    assert slow[0] == pytest.approx(1.0, rel=1e-12) and slow[-1] == pytest.approx(s, rel=1e-12)
+    assert np.allclose(slow[1:] / slow[:-1], s ** (2 / (d - 2)), rtol=1e-12)
+    assert 0.01 < slow[1] - 1 < 0.1  # "a few per cent"
+
+
+def test_context_extension_exercise_dynamic_ntk_meets_the_static_method():
+    from rope_explained.figures.paper_to_code.context_extension import L
+    from rope_explained.rope import scaled_frequencies
+
+    s, d = 4.0, 64
+    ell = int(value("ctx-ex-dynamic-length").replace(",", ""))
+    assert value("ctx-original").replace(",", "").replace("{", "").replace("}", "") == str(L)
+    static, _ = scaled_frequencies(d, method="ntk", factor=s, original_max_position=L)
+    dynamic, _ = scaled_frequencies(
+        d, method="dynamic-ntk", factor=s, original_max_position=L, seq_len=ell
+    )
+    assert np.allclose(dynamic, static, rtol=1e-12)
+    shorter, _ = scaled_frequencies(
+        d, method="dynamic-ntk", factor=s, original_max_position=L, seq_len=ell - 1
+    )
+    assert shorter[-1] > static[-1]  # shorter texts: a smaller factor, a faster last pair
+    agrees("ctx-ex-dynamic-factor", s * 4 - (s - 1))
