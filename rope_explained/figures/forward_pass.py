@@ -594,7 +594,7 @@ def fp_unseen_top_probability(text: str = "thecatsatonthex") -> str:
 
 # Values of the exercises -------------------------------------------------------------------------
 
-EXERCISE_REPEATED = "thecatsatonthet"
+EXERCISE_REPEATED = FORWARD_PASS_PROMPT[:-1] + "t"
 """A prompt whose last letter, t, occurred four times before, each time followed by another
 letter."""
 
