@@ -684,8 +684,8 @@ for name, rate in slowest.items():
 # with a trusted implementation, like the first cell of this notebook, finds this one.
 #
 # **2. Long-term decay, for similar content.** Let $k = q$ with the content spread evenly over
-# the pairs. Then the expected score at distance $r$, relative to distance 0, is the average
-# $\frac{2}{d}\sum_i \cos(r\theta_i)$. For $d = 128$, at what distance does it first fall
+# the pairs. Then the expected score $\delta$ steps apart, relative to $\delta = 0$, is the average
+# $\frac{2}{d}\sum_i \cos(\delta\theta_i)$. For $d = 128$, at what distance does it first fall
 # below one half? Once below, does it stay there?
 
 # %%

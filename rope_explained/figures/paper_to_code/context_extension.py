@@ -866,23 +866,13 @@ def _linear_row(factor: float, T: int = L) -> np.ndarray:
     return w / w.sum()
 
 
-@value("ctx-ex-linear-2-peak", factor=2.0, back=2)
-@value("ctx-ex-linear-2-side", factor=2.0, back=1)
-@value("ctx-ex-linear-4-peak", factor=4.0, back=4)
-@value("ctx-ex-linear-4-side", factor=4.0, back=3)
-def ex_linear_weight(factor: float = 2.0, back: int = 2) -> str:
+@value("ctx-ex-linear-1-5-back-1", factor=1.5, back=1)
+@value("ctx-ex-linear-1-5-back-2", factor=1.5, back=2)
+@value("ctx-ex-linear-1-25-back-1", factor=1.25, back=1)
+def ex_linear_weight(factor: float = 1.5, back: int = 1) -> str:
     """Under linear scaling by ``factor``, the last query's layer-0 weight on the key ``back``
     steps back, in a text of L positions."""
     return f"{_linear_row(factor)[back]:.3f}"
-
-
-@value("ctx-ex-linear-lead-1", factor=1.0)
-@value("ctx-ex-linear-lead-2", factor=2.0)
-@value("ctx-ex-linear-lead-4", factor=4.0)
-def ex_linear_lead(factor: float = 2.0, alpha: float = 10.0, d: int = 64) -> str:
-    r"""How far layer 0's score at delta = s leads the keys next to it under linear scaling:
-    \(\alpha\sum_i (1 - \cos(\theta_i/s))\)."""
-    return f"{alpha * (1 - np.cos(frequencies(d) / factor)).sum():.1f}"
 
 
 @value("ctx-ex-ntk-pair1")
