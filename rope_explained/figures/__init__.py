@@ -52,7 +52,16 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import check_choice, check_text, show
-from .style import STYLE_FILE, new_figure, style_context  # noqa: F401
+from .style import (  # noqa: F401
+    COLUMNS,
+    MIN_TEXT_PT,
+    STYLE_FILE,
+    column,
+    fit_text,
+    new_figure,
+    style_context,
+    svg_text_sizes,
+)
 
 MODULES = (
     "home",
@@ -177,10 +186,17 @@ class FigureSpec:
         """The source code of the figure function."""
         return inspect.getsource(self.func)
 
-    def draw(self) -> Figure:
-        """Call the figure function with its registered arguments, in the site's style."""
-        with style_context():
-            return self.func(**self.kwargs)
+    def draw(self, width: str = "wide") -> Figure:
+        """Call the figure function with its registered arguments, in the site's style, for the
+        column ``width`` (a key of [`COLUMNS`][rope_explained.figures.style.COLUMNS]:
+        ``"wide"`` for a desktop, ``"narrow"`` for a phone); its smallest text is then
+        [`MIN_TEXT_PT`][rope_explained.figures.style.MIN_TEXT_PT] points
+        ([`fit_text`][rope_explained.figures.style.fit_text])."""
+        check_choice("width", width, COLUMNS)
+        with style_context(), column(width):
+            fig = self.func(**self.kwargs)
+            fit_text(fig)
+            return fig
 
 
 REGISTRY: dict[str, FigureSpec] = {}
@@ -571,13 +587,16 @@ def _compact_svg(data: bytes) -> bytes:
     return "".join(out).encode("utf-8")
 
 
-def render_bytes(fig_id: str, fmt: str = "svg") -> bytes:
+def render_bytes(fig_id: str, fmt: str = "svg", width: str = "wide") -> bytes:
     """Render a registered figure to bytes, deterministically; ``fmt`` is one of
-    [`FORMATS`][] (SVG by default). An SVG is compacted (`_compact_svg`)."""
+    [`FORMATS`][] (SVG by default), ``width`` a key of
+    [`COLUMNS`][rope_explained.figures.style.COLUMNS] (``"wide"`` by default, ``"narrow"`` for
+    a phone). An SVG is compacted (`_compact_svg`)."""
     check_choice("fmt", fmt, FORMATS)
+    check_choice("width", width, COLUMNS)
     spec = get(fig_id)
     with style_context():  # also at save time: the SVG's hash salt comes from the style
-        fig = spec.draw()
+        fig = spec.draw(width)
         buf = io.BytesIO()
         metadata = {"Date": None} if fmt == "svg" else {}
         if fmt == "png":
@@ -587,23 +606,37 @@ def render_bytes(fig_id: str, fmt: str = "svg") -> bytes:
     return _compact_svg(buf.getvalue()) if fmt == "svg" else buf.getvalue()
 
 
-def render_cached(fig_id: str, cache_dir: str | Path = CACHE_DIR) -> tuple[bytes, bool]:
-    """The SVG bytes of a registered figure and whether they had to be rendered.
+def file_stem(fig_id: str, width: str = "wide") -> str:
+    """The name, without suffix, of a figure's file for the column ``width``: its id for the
+    wide figure, ``<id>.narrow`` for the phone's (an id has no dot, so no two figures share a
+    name)."""
+    _check_id(fig_id)
+    check_choice("width", width, COLUMNS)
+    return fig_id if width == "wide" else f"{fig_id}.{width}"
 
-    The cache file is ``cache_dir/<id>-<cache_key>.svg``: a figure is rendered again only when
-    the code it depends on or its arguments change ([`cache_key`][]). Older versions of the
-    same figure are deleted when a new one is written. ``cache_dir`` is a non-empty path.
+
+def render_cached(
+    fig_id: str, cache_dir: str | Path = CACHE_DIR, width: str = "wide"
+) -> tuple[bytes, bool]:
+    """The SVG bytes of a registered figure, drawn for the column ``width`` (as for
+    [`render_bytes`][]), and whether they had to be rendered.
+
+    The cache file is ``cache_dir/<file_stem>-<cache_key>.svg`` ([`file_stem`][]): a figure is
+    rendered again only when the code it depends on or its arguments change ([`cache_key`][]).
+    Older versions of the same figure are deleted when a new one is written. ``cache_dir`` is
+    a non-empty path.
     """
     cache_dir = _check_dir("cache_dir", cache_dir)
+    stem = file_stem(fig_id, width)
     spec = get(fig_id)
     key = cache_key(spec)
-    path = cache_dir / f"{fig_id}-{key}.svg"
+    path = cache_dir / f"{stem}-{key}.svg"
     if path.is_file():
         return path.read_bytes(), False
-    data = render_bytes(fig_id, "svg")
+    data = render_bytes(fig_id, "svg", width)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    for old in cache_dir.glob(f"{fig_id}-*.svg"):
-        if re.fullmatch(rf"{re.escape(fig_id)}-[0-9a-f]+\.svg", old.name):
+    for old in cache_dir.glob(f"{stem}-*.svg"):
+        if re.fullmatch(rf"{re.escape(stem)}-[0-9a-f]+\.svg", old.name):
             old.unlink()
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_bytes(data)
@@ -611,17 +644,19 @@ def render_cached(fig_id: str, cache_dir: str | Path = CACHE_DIR) -> tuple[bytes
     return data, True
 
 
-def render(fig_id: str, out_dir: str | Path, fmt: str = "svg") -> Path:
-    """Render a registered figure into ``out_dir/<id>.<fmt>`` and return the path.
+def render(fig_id: str, out_dir: str | Path, fmt: str = "svg", width: str = "wide") -> Path:
+    """Render a registered figure into ``out_dir/<file_stem>.<fmt>`` and return the path.
 
-    ``out_dir`` is a non-empty path (made if missing); ``fmt`` one of [`FORMATS`][].
+    ``out_dir`` is a non-empty path (made if missing); ``fmt`` one of [`FORMATS`][];
+    ``width`` as for [`render_bytes`][] ([`file_stem`][]: ``<id>.narrow.svg`` for a phone).
     """
     out = _check_dir("out_dir", out_dir)
     check_choice("fmt", fmt, FORMATS)
+    stem = file_stem(fig_id, width)
     get(fig_id)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{fig_id}.{fmt}"
-    path.write_bytes(render_bytes(fig_id, fmt))
+    path = out / f"{stem}.{fmt}"
+    path.write_bytes(render_bytes(fig_id, fmt, width))
     return path
 
 

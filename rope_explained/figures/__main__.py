@@ -5,20 +5,26 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import load_all, render
+from . import COLUMNS, load_all, render
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rope_explained.figures", description=__doc__)
     parser.add_argument("--out", required=True, help="folder to write the figures into")
     parser.add_argument("--format", default="svg", choices=("svg", "png", "pdf"))
+    parser.add_argument(
+        "--width",
+        action="append",
+        choices=sorted(COLUMNS),
+        help="the column to draw for, repeatable (default: wide and narrow)",
+    )
     parser.add_argument("ids", nargs="*", help="figure ids (default: all)")
     args = parser.parse_args(argv)
     registry = load_all()
     ids = args.ids or sorted(registry)
     for fig_id in ids:
-        path = render(fig_id, args.out, args.format)
-        print(path)
+        for width in args.width or sorted(COLUMNS, reverse=True):
+            print(render(fig_id, args.out, args.format, width))
     return 0
 
 
