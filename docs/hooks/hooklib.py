@@ -552,6 +552,12 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
     number = index.fig_number(fig_id)
     url = relative_url(f"{FIGURES_DEST}/{fig_id}.svg", page_url)
     width, height = svg_size(figure_svg(fig_id))
+    # the figure drawn for a phone's column, written beside the wide one as <id>.narrow.svg
+    narrow_stem = load_figures().file_stem(fig_id, "narrow")
+    if narrow_stem not in BUILD.svgs:
+        BUILD.svgs[narrow_stem] = load_figures().render_cached(fig_id, width="narrow")[0]
+    narrow_url = relative_url(f"{FIGURES_DEST}/{narrow_stem}.svg", page_url)
+    narrow_width, narrow_height = svg_size(BUILD.svgs[narrow_stem])
     if BUILD.markdown is None:
         BUILD.markdown = private_markdown()
     md = BUILD.markdown
@@ -586,7 +592,9 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
     return (
         f'<figure class="rope-figure" id="fig-{fig_id}">\n'
         f'<a class="rope-figure__image" href="{url}" title="Open Figure {number} full size">'
-        f'<img src="{url}" alt="{alt}" width="{width}" height="{height}"></a>\n'
+        f'<picture><source media="(max-width: 37.5em)" srcset="{narrow_url}" '
+        f'width="{narrow_width}" height="{narrow_height}">'
+        f'<img src="{url}" alt="{alt}" width="{width}" height="{height}"></picture></a>\n'
         f'<figcaption><span class="rope-figure__number">Figure {number}.</span> {caption} '
         f'<a class="rope-figure__download" href="{url}" download="{fig_id}.svg">'
         f"Download SVG</a></figcaption>\n"
