@@ -252,12 +252,13 @@ def _wrap_wide_text(fig, renderer, within_panels: bool = True) -> bool:
         legend = ax.get_legend()
         if legend is not None:
             skip.update(id(t) for t in legend.get_texts())
+    label_of = {id(axis.label): ax for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)}
     for t in _visible_texts(fig):
         if id(t) in skip or "\n" in t.get_text():
             continue
-        ax = t.axes
+        is_label = id(t) in label_of  # an axis label knows its figure, not its axes
+        ax = label_of[id(t)] if is_label else t.axes
         vertical = t.get_rotation() % 180 == 90
-        is_label = ax is not None and t in (ax.xaxis.label, ax.yaxis.label)
         if within_panels and ax is not None and ax in fig.axes and not is_label:
             room = ax.bbox.height if vertical else ax.bbox.width
             limit = max(room * 1.15, fig.bbox.width * 0.5)
@@ -266,16 +267,27 @@ def _wrap_wide_text(fig, renderer, within_panels: bool = True) -> bool:
         box = t.get_window_extent(renderer)
         if not vertical:  # nor past the figure's right edge, from where the text starts
             limit = min(limit, fig.bbox.x1 - max(box.x0, fig.bbox.x0) - 4)
+            if is_label and (box.x0 < fig.bbox.x0 or box.x1 > fig.bbox.x1):
+                # a label centred under a narrow panel
+                limit = min(limit, max(ax.bbox.width * 1.15, fig.bbox.width * 0.4))
         extent = box.height if vertical else box.width
         if extent <= limit:
             continue
         words = re.findall(r"(?:\$[^$]*\$|\S)+", t.get_text())
         if len(words) < 2:
             continue
-        lines = max(2, int(np.ceil(extent / limit)))
-        per = -(-len(words) // lines)
-        t.set_text("\n".join(" ".join(words[i : i + per]) for i in range(0, len(words), per)))
-        changed = True
+        # greedy, each word's width estimated as its share of the characters
+        per_char = extent / max(len(t.get_text()), 1)
+        lines, line = [], []
+        for word in words:
+            if line and per_char * len(" ".join([*line, word])) > limit:
+                lines.append(" ".join(line))
+                line = []
+            line.append(word)
+        lines.append(" ".join(line))
+        if len(lines) > 1:
+            t.set_text("\n".join(lines))
+            changed = True
     return changed
 
 
