@@ -70,6 +70,7 @@ FIGURE_API = (
     "register",
     "get",
     "render_bytes",
+    "file_stem",
     "page_of",
     "module_dependencies",
 )
@@ -230,6 +231,7 @@ VALID = {
     "alt": lambda z: st.just("A line plot of six scores, one per pair."),
     "kwargs": lambda z: st.just({}),
     "fmt": lambda z: st.sampled_from(["svg", "svg", "png"]),
+    "width": lambda z: st.sampled_from(sorted(figures.COLUMNS)),
     # Relative paths: the fuzz runs in a temporary folder, so every variant stays inside it.
     "out_dir": lambda z: st.just("out"),
     "cache_dir": lambda z: st.sampled_from(["cache", "cache/sub"]),

@@ -385,15 +385,16 @@ def entry_key(spec) -> str:
     )
 
 
-def _figure(fig_id: str) -> tuple[bytes, bool]:
-    """The SVG of a figure and whether it had to be drawn (else it came from the cache)."""
+def _figure(fig_id: str, width: str = "wide") -> tuple[bytes, bool]:
+    """The SVG of a figure for the column ``width`` and whether it had to be drawn (else it
+    came from the cache)."""
     figures = load_figures()
-    k = entry_key(figures.get(fig_id))
-    data = cache.read("figures", fig_id, k, "svg")
+    stem, k = figures.file_stem(fig_id, width), entry_key(figures.get(fig_id))
+    data = cache.read("figures", stem, k, "svg")
     if data is not None:
         return data, False
-    data = figures.render_bytes(fig_id, "svg")
-    cache.write("figures", fig_id, k, "svg", data)
+    data = figures.render_bytes(fig_id, "svg", width)
+    cache.write("figures", stem, k, "svg", data)
     return data, True
 
 
@@ -409,16 +410,18 @@ def _value(value_id: str) -> tuple[str, bool]:
     return text, True
 
 
-def figure_svg(fig_id: str) -> bytes:
-    """The SVG of a figure, drawn once per build through the cache."""
-    if fig_id not in BUILD.svgs:
-        data, rendered = _figure(fig_id)
-        BUILD.svgs[fig_id] = data
+def figure_svg(fig_id: str, width: str = "wide") -> bytes:
+    """The SVG of a figure drawn for the column ``width`` (``"narrow"``: a phone's), once per
+    build through the cache; :data:`BUILD` keeps it under its file's name (``<id>.narrow``)."""
+    stem = load_figures().file_stem(fig_id, width)
+    if stem not in BUILD.svgs:
+        data, rendered = _figure(fig_id, width)
+        BUILD.svgs[stem] = data
         if rendered:
             BUILD.rendered += 1
         else:
             BUILD.cached += 1
-    return BUILD.svgs[fig_id]
+    return BUILD.svgs[stem]
 
 
 def one_blas_thread() -> None:
@@ -450,9 +453,12 @@ def _page_in_worker(job: tuple[list[str], list[str]]) -> tuple[dict, dict]:
     """Compute one page's values and draw its figures (in a worker process of
     :func:`prepare_pages`): one process per page, so that a page's values and figures share
     the expensive runs the package caches per process."""
-    value_ids, fig_ids = job
+    value_ids, stems = job
     values = {v: _value(v) for v in value_ids}
-    svgs = {f: _figure(f)[0] for f in fig_ids}
+    figures = load_figures()
+    svgs = {}
+    for fig_id, width in stems:
+        svgs[figures.file_stem(fig_id, width)] = _figure(fig_id, width)[0]
     return values, svgs
 
 
@@ -473,8 +479,10 @@ def prepare_pages(pages: list[tuple[list[str], list[str]]], workers: int | None 
         missing = []
         for fig_id in dict.fromkeys(fig_ids):
             k = entry_key(figures.get(fig_id))
-            if fig_id not in BUILD.svgs and not cache.path("figures", fig_id, k, "svg").is_file():
-                missing.append(fig_id)
+            for width in figures.COLUMNS:
+                stem = figures.file_stem(fig_id, width)
+                if stem not in BUILD.svgs and not cache.path("figures", stem, k, "svg").is_file():
+                    missing.append((fig_id, width))
         new_values = [
             value_id
             for value_id in dict.fromkeys(value_ids)
@@ -611,6 +619,10 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
     number = index.fig_number(fig_id)
     url = relative_url(f"{FIGURES_DEST}/{fig_id}.svg", page_url)
     width, height = svg_size(figure_svg(fig_id))
+    # the figure drawn for a phone's column, written beside the wide one as <id>.narrow.svg
+    narrow_stem = load_figures().file_stem(fig_id, "narrow")
+    narrow_url = relative_url(f"{FIGURES_DEST}/{narrow_stem}.svg", page_url)
+    narrow_width, narrow_height = svg_size(figure_svg(fig_id, "narrow"))
     if BUILD.markdown is None:
         BUILD.markdown = private_markdown()
     md = BUILD.markdown
@@ -644,7 +656,9 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
         f'<span class="rope-alias" id="fig-{number}"></span>'
         f'<figure class="rope-figure" id="fig-{fig_id}">\n'
         f'<a class="rope-figure__image" href="{url}" title="Open Figure {number} full size">'
-        f'<img src="{url}" alt="{alt}" width="{width}" height="{height}"></a>\n'
+        f'<picture><source media="(max-width: 37.5em)" srcset="{narrow_url}" '
+        f'width="{narrow_width}" height="{narrow_height}">'
+        f'<img src="{url}" alt="{alt}" width="{width}" height="{height}"></picture></a>\n'
         f'<figcaption><a class="rope-figure__number" href="#fig-{fig_id}" '
         f'title="Link to Figure {number}">Figure {number}.</a> {caption} '
         f'<a class="rope-figure__download" href="{url}" download="{fig_id}.svg">'

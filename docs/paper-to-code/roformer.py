@@ -35,6 +35,16 @@
 # A version with `apply_rope` left for you to write is the
 # [exercise notebook](../roformer-exercise/). Both can be downloaded as `.ipynb` or as the
 # `.py` script they are stored as.
+#
+# **To run it yourself.** The notebook imports this site's package, `rope_explained` (it needs
+# only numpy, matplotlib and `ml_dtypes`). Install it from a clone of the repository, then open
+# the downloaded notebook in Jupyter:
+#
+# ```sh
+# git clone https://github.com/rope-explained/rope-explained
+# cd rope-explained
+# pip install -e .
+# ```
 
 # %%
 # %matplotlib inline

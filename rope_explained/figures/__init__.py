@@ -48,7 +48,16 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from .._checks import check_choice, check_text, show
-from .style import STYLE_FILE, new_figure, style_context  # noqa: F401
+from .style import (  # noqa: F401
+    COLUMNS,
+    MIN_TEXT_PT,
+    STYLE_FILE,
+    column,
+    fit_text,
+    new_figure,
+    style_context,
+    svg_text_sizes,
+)
 
 MODULES = (
     "home",
@@ -158,10 +167,17 @@ class FigureSpec:
         """The source code of the figure function."""
         return inspect.getsource(self.func)
 
-    def draw(self) -> Figure:
-        """Call the figure function with its registered arguments, in the site's style."""
-        with style_context():
-            return self.func(**self.kwargs)
+    def draw(self, width: str = "wide") -> Figure:
+        """Call the figure function with its registered arguments, in the site's style, for the
+        column ``width`` (a key of [`COLUMNS`][rope_explained.figures.style.COLUMNS]:
+        ``"wide"`` for a desktop, ``"narrow"`` for a phone); its smallest text is then
+        [`MIN_TEXT_PT`][rope_explained.figures.style.MIN_TEXT_PT] points
+        ([`fit_text`][rope_explained.figures.style.fit_text])."""
+        check_choice("width", width, COLUMNS)
+        with style_context(), column(width):
+            fig = self.func(**self.kwargs)
+            fit_text(fig)
+            return fig
 
 
 REGISTRY: dict[str, FigureSpec] = {}
@@ -467,13 +483,16 @@ def _compact_svg(data: bytes) -> bytes:
     return "".join(out).encode("utf-8")
 
 
-def render_bytes(fig_id: str, fmt: str = "svg") -> bytes:
+def render_bytes(fig_id: str, fmt: str = "svg", width: str = "wide") -> bytes:
     """Render a registered figure to bytes, deterministically; ``fmt`` is one of
-    [`FORMATS`][] (SVG by default). An SVG is compacted (`_compact_svg`)."""
+    [`FORMATS`][] (SVG by default), ``width`` a key of
+    [`COLUMNS`][rope_explained.figures.style.COLUMNS] (``"wide"`` by default, ``"narrow"`` for
+    a phone). An SVG is compacted (`_compact_svg`)."""
     check_choice("fmt", fmt, FORMATS)
+    check_choice("width", width, COLUMNS)
     spec = get(fig_id)
     with style_context():  # also at save time: the SVG's hash salt comes from the style
-        fig = spec.draw()
+        fig = spec.draw(width)
         buf = io.BytesIO()
         metadata = {"Date": None} if fmt == "svg" else {}
         if fmt == "png":
@@ -481,6 +500,15 @@ def render_bytes(fig_id: str, fmt: str = "svg") -> bytes:
         fig.savefig(buf, format=fmt, metadata=metadata)
         plt.close(fig)
     return _compact_svg(buf.getvalue()) if fmt == "svg" else buf.getvalue()
+
+
+def file_stem(fig_id: str, width: str = "wide") -> str:
+    """The name, without suffix, of a figure's file for the column ``width``: its id for the
+    wide figure, ``<id>.narrow`` for the phone's (an id has no dot, so no two figures share a
+    name)."""
+    _check_id(fig_id)
+    check_choice("width", width, COLUMNS)
+    return fig_id if width == "wide" else f"{fig_id}.{width}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -72,7 +72,7 @@ def score_gap(trace) -> np.ndarray:
 def opening(text: str = OPENING_PROMPT):
     """The playground's four panels for its opening prompt, from one ``forward`` call."""
     tr = forward(text)
-    fig, axes = new_figure(2, 2, width=7.2, height=7.4)
+    fig, axes = new_figure(2, 2, width=7.2, height=7.4, narrow=(1, 3.0))
     (ax_s, ax_a0), (ax_a1, ax_p) = axes
     # positions on the axes, as the live panels label them
     im = attention_heatmap(

@@ -22,6 +22,7 @@ from ..style import (
     DIVERGING,
     attention_heatmap,
     centred_norm,
+    legend_columns,
     new_figure,
     token_ticks,
 )
@@ -127,8 +128,8 @@ def rank1_rows(prompt: str = PROMPT, queries: tuple[int, ...] = ROW_QUERIES):
         token_ticks(ax, tr.tokens, axis="x")
         ax.tick_params(axis="x", labelrotation=90)
         ax.axhline(0, color="0.6", lw=0.8)
-    ax0.legend(title="query", fontsize=10, title_fontsize=10, loc="lower left", ncols=2,
-               bbox_to_anchor=(0.0, 1.0), frameon=False)  # fmt: skip
+    ax0.legend(title="query", fontsize=10, title_fontsize=10, loc="lower left",
+               ncols=legend_columns(2), bbox_to_anchor=(0.0, 1.0), frameon=False)  # fmt: skip
     return fig
 
 
@@ -199,7 +200,7 @@ def accuracy(n: int = 1000):
     ax.set_xlabel("prompt length (letters)")
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 118)
-    ax.legend(loc="upper center", ncols=2, bbox_to_anchor=(0.5, 1.02))
+    ax.legend(loc="upper center", ncols=legend_columns(2), bbox_to_anchor=(0.5, 1.02))
     return fig
 
 
@@ -264,7 +265,7 @@ def distance(length: int = 2400, letter: str = "k", seed: int = 3):
     ax.legend(
         loc="lower center",
         bbox_to_anchor=(0.5, 1.0),
-        ncols=3,
+        ncols=legend_columns(3),
         title="keys",
         title_fontsize=11,
         handletextpad=0.1,

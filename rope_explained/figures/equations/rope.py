@@ -14,7 +14,7 @@ from matplotlib.colors import ListedColormap
 from ...heads import constant_key_vector
 from ...rope import apply_rope, frequencies, rotation_matrix
 from .. import register, thousands, times_ten, value
-from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, new_figure
+from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, legend_columns, new_figure
 
 
 def _matrix_of(m: float, d: int, layout: str, inv_freq: np.ndarray | None = None) -> np.ndarray:
@@ -197,7 +197,13 @@ def rope_relative_score(d: int = 64, T: int = 48, seed: int = 0):
     ax2.axhline(0, color="0.8", lw=0.8, zorder=0)
     lo, hi = S.min(), S.max()
     ax2.set_ylim(lo - 0.4 * (hi - lo), hi + 0.05 * (hi - lo))
-    ax2.legend(loc="lower center", fontsize=10, ncol=3, handlelength=1.2, columnspacing=0.8)
+    ax2.legend(
+        loc="lower center",
+        fontsize=10,
+        ncols=legend_columns(3),
+        handlelength=1.2,
+        columnspacing=0.8,
+    )
     return fig
 
 

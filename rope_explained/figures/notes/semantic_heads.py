@@ -20,7 +20,7 @@ from ...experiments import (
 from ...model import Config
 from ...rope import frequencies
 from .. import register, times_ten, value
-from ..style import COLORS, new_figure
+from ..style import COLORS, legend_columns, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
 
@@ -73,7 +73,7 @@ def semantic_recency_curves(T=1000, d=64):
     zoom.set_xlabel(r"distance $m - n$ from the query (tokens)")
     top.set_ylabel(r"$q_m^T k_n\,/\,q_m^T k_m$")
     zoom.set_ylabel("zoom")
-    top.legend(loc="lower left", fontsize=11, ncols=2)
+    top.legend(loc="lower left", fontsize=11, ncols=legend_columns(2))
     return fig
 
 
@@ -148,7 +148,7 @@ def semantic_sweep(T=1000, D=768, d=64):
         )
         ax.set_ylim(*(_ZOOM if zoomed else (-0.2, 1.1)))
         ax.grid(alpha=0.3)
-    axes[0].legend(loc="upper left", fontsize=10, ncols=2, framealpha=0.9)
+    axes[0].legend(loc="upper left", fontsize=10, ncols=legend_columns(2), framealpha=0.9)
     axes[-1].set_xlim(0, T - 2)
     axes[-1].set_xlabel(r"key position $n$ (the query is at $m = 999$)")
     fig.supylabel(r"raw score $q_m^T k_n \,/\, \|s_{d_0:}\|^2$", fontsize=12)
@@ -195,7 +195,7 @@ def semantic_softmax(T=1000, D=768, d=64):
         ax.set_ylim(1e-3, 2e3)
         ax.grid(alpha=0.3)
         ax.set_title(name, fontsize=12)
-    axes[0].legend(loc="upper right", fontsize=10, ncols=2, framealpha=0.9)
+    axes[0].legend(loc="upper right", fontsize=10, ncols=legend_columns(2), framealpha=0.9)
     axes[-1].set_xlim(1, T - 1)
     axes[-1].set_xlabel(r"distance $m - n$ of the key from the query (tokens)")
     fig.supylabel(r"softmax weight $\times\ 999$", fontsize=12)

@@ -26,7 +26,7 @@ from ...extension import (
 from ...model import Config
 from ...rope import frequencies, scaled_frequencies, yarn_keep
 from .. import register, value
-from ..style import COLORS, new_figure
+from ..style import COLORS, legend_columns, new_figure
 
 L = 1024
 """The context the model is taken to have been built for: the power of two just past the
@@ -197,7 +197,7 @@ def frequency_figure():
     ax.set_yscale("log")
     ax.set_xlabel(r"pair $i$ (fast $\rightarrow$ slow)")
     ax.set_ylabel(r"$\theta'_i / \theta_i$")
-    ax.legend(loc="lower left", fontsize=8, ncol=2)
+    ax.legend(loc="lower left", fontsize=8, ncols=legend_columns(2))
     return fig
 
 
@@ -284,7 +284,7 @@ def previous_figure():
     ax.set_xticks(delta)
     ax.set_xlabel(r"steps back, $m - n$")
     ax.set_ylabel(r"$A^{(0)}_{m,n}$")
-    ax.legend(fontsize=8, ncol=2, loc="center right")
+    ax.legend(fontsize=8, ncols=legend_columns(2), loc="center right")
     return fig
 
 

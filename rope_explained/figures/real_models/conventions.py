@@ -68,7 +68,7 @@ ROWS = (
 )
 def patterns(prompt: str = PROMPT):
     """Layer-0 and layer-1 patterns with the right and the wrong weights under rotate-half."""
-    fig, axes = new_figure(2, 2, width=7.2, height=7.0)
+    fig, axes = new_figure(2, 2, width=7.2, height=7.0, narrow=(1, 3.0))
     for row, (config, name) in zip(axes, ROWS, strict=True):
         tr = forward(prompt, **config)
         for ax, A, layer in zip(row, tr.attention, (0, 1), strict=True):

@@ -145,7 +145,7 @@ def padding_patterns():
 def packing_patterns():
     """Layer-1 patterns of the packed sequence, positions by mask."""
     start = int(document_starts(list(DOCS))[1])
-    fig, axes = new_figure(2, 2, width=6.4, height=6.6, layout="constrained")
+    fig, axes = new_figure(2, 2, width=6.4, height=6.6, layout="constrained", narrow=(1, 2.9))
     for i, masked in enumerate((False, True)):
         for j, reset in enumerate((False, True)):
             ax = axes[i, j]

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...sinusoidal import additive_score_terms
 from .. import below, register, value
-from ..style import COLORS, DIVERGING, centred_norm, new_figure
+from ..style import COLORS, DIVERGING, centred_norm, legend_columns, new_figure
 
 SETTINGS = {"query_letter": "a", "key_letter": "b", "T": 48, "seed": 0}
 """The query's and the key's letters, the number of positions and the seed of the head."""
@@ -60,7 +60,7 @@ def cross_terms():
     """Heatmaps of the cross terms, the additive score and the RoPE score."""
     S = terms()
     norm = centred_norm(np.concatenate([S[key].ravel() for key, _ in PANELS]))
-    fig, axes = new_figure(2, 2, width=7.2, height=6.6, sharex=True, sharey=True)
+    fig, axes = new_figure(2, 2, width=7.2, height=6.6, sharex=True, sharey=True, narrow=(1, 2.9))
     for ax, (key, title) in zip(axes.ravel(), PANELS, strict=True):
         im = ax.imshow(S[key], cmap=DIVERGING, norm=norm, interpolation="none")
         ax.set_title(title, fontsize=10.5)
@@ -96,7 +96,7 @@ def fixed_offset():
     ax.axhline(0, color="0.8", lw=0.8, zorder=0)
     ax.set_xlabel(r"query position $m$")
     ax.set_ylabel(r"score $q_m^T k_n$")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.22), ncols=2, fontsize=10)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.22), ncols=legend_columns(2), fontsize=10)
     return fig
 
 

@@ -24,7 +24,7 @@ from ...precision import (
 )
 from ...rope import apply_rope, frequencies
 from .. import register, thousands, times_ten, value
-from ..style import COLORS, new_figure
+from ..style import COLORS, legend_columns, new_figure
 
 FP16_MAX = 65504
 STYLES = {
@@ -138,7 +138,7 @@ def score_drifts():
     ax.set_xlabel(r"absolute position $m$")
     ax.set_ylabel(r"$|q_m^T k_{m-1} - q_1^T k_0|$")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax.legend(fontsize=8, ncols=legend_columns(3), loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
 
 
@@ -174,7 +174,7 @@ def previous_token_curves():
     ax.set_xlabel(r"absolute position $m$ of the query")
     ax.set_ylabel(r"$A^{(0)}_{m,m-1}$")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax.legend(fontsize=8, ncols=legend_columns(3), loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
 
 
