@@ -28,7 +28,8 @@ class Library:
     repo: str
     """Its GitHub repository, ``owner/name``."""
     tag: str
-    """The tag of that version in the repository (permalinks point there)."""
+    """The tag of that version in the repository (permalinks point there), or the commit of a
+    repository that has no tags."""
 
 
 @dataclass(frozen=True)
@@ -56,12 +57,21 @@ class Source:
 
 LIBRARIES: dict[str, Library] = {
     "transformers": Library("transformers", "5.24.0", "huggingface/transformers", "v5.24.0"),
+    # the last 4.x release, for what the code did before 5.0 (read, not installed)
+    "transformers-4": Library("transformers", "4.57.6", "huggingface/transformers", "v4.57.6"),
     "torch": Library("PyTorch", "2.13.0", "pytorch/pytorch", "v2.13.0"),
     "llama": Library("meta-llama/llama", "v2", "meta-llama/llama", "v2"),
     "llama-models": Library(
         "meta-llama/llama-models", "0.2.0", "meta-llama/llama-models", "v0.2.0"
     ),
     "ml_dtypes": Library("ml_dtypes", "0.6.0", "jax-ml/ml_dtypes", "v0.6.0"),
+    # YaRN's reference code has no tags: its last commit
+    "yarn": Library(
+        "jquesnelle/yarn",
+        "commit 995db5b",
+        "jquesnelle/yarn",
+        "995db5b575e75230b3384d658f8b944c9662f775",
+    ),
 }
 """The libraries the pages describe, by key, each at the version its statements were checked
 against."""
@@ -75,6 +85,13 @@ SOURCES: dict[str, Source] = {
         918,
         921,
         "position_ids = position_ids.masked_fill(attention_mask == 0, 0)",
+    ),
+    "hf4-pad-positions": Source(
+        "transformers-4",
+        f"{_TF}/generation/utils.py",
+        604,
+        605,
+        "position_ids.masked_fill_(attention_mask == 0, 1)",
     ),
     # masks: packed documents found from reset position_ids
     "hf-packed-indices": Source(
@@ -113,6 +130,13 @@ SOURCES: dict[str, Source] = {
         116,
         "freqs = position_ids[..., None].float() * self.inv_freq.to(device=x.device, "
         "dtype=torch.float)",
+    ),
+    "hf4-llama-rotary-forward": Source(
+        "transformers-4",
+        f"{_TF}/models/llama/modeling_llama.py",
+        94,
+        106,
+        "with torch.autocast(device_type=device_type, enabled=False):  # Force float32",
     ),
     "hf-rotate-half": Source(
         "transformers",
@@ -224,6 +248,21 @@ SOURCES: dict[str, Source] = {
         "smooth = (old_context_len / wavelen - low_freq_factor) / "
         "(high_freq_factor - low_freq_factor)",
     ),
+    "yarn-ramp": Source(
+        "yarn",
+        "scaled_rope/LlamaYaRNScaledRotaryEmbedding.py",
+        8,
+        22,
+        "low = math.floor(find_correction_dim(",
+    ),
+    # ml_dtypes: the bfloat16 type numpy lacks
+    "ml-dtypes-bfloat16": Source(
+        "ml_dtypes",
+        "ml_dtypes/_src/dtypes.cc",
+        43,
+        62,
+        'static constexpr const char* kQualifiedTypeName = "ml_dtypes.bfloat16";',
+    ),
 }
 """The source lines the pages cite, by key."""
 
@@ -237,14 +276,14 @@ def source_link(key: str, label: str | None = None) -> str:
 
     Examples:
         >>> source_link("hf-rotate-half")  # doctest: +ELLIPSIS
-        '[transformers 5.24.0, `modeling_llama.py` lines 119–123](https://github.com/...#L119-L123)'
+        '[transformers 5.24.0, `models/llama/modeling_llama.py` lines 119–123](https://github.com/...)'
     """
     key = check_choice("key", key, tuple(SOURCES))
     if label is not None and (not isinstance(label, str) or not label.strip()):
         raise ValueError(f"label must be a non-empty string or None; got {label!r}")
     src = SOURCES[key]
     lib = LIBRARIES[src.library]
-    name = label if label is not None else f"`{src.path.rsplit('/', 1)[-1]}`"
+    name = label if label is not None else f"`{src.path.removeprefix(_TF + '/')}`"
     lines = f"line {src.first}" if src.first == src.last else f"lines {src.first}–{src.last}"
     return f"[{lib.name} {lib.version}, {name} {lines}]({src.url})"
 

@@ -12,6 +12,7 @@ from ...experiments import (
     pair_horizons,
     stable_pair_count,
 )
+from ...sources import source_link
 from .. import register, value
 from ..style import COLORS, new_figure
 
@@ -103,3 +104,19 @@ def bottleneck_coordinates(
 def notes_slowest_horizon(d: int = 64, base: float = 1e4, min_cos: float = 0.9) -> str:
     """The horizon of the slowest pair, in tokens, to the nearest hundred."""
     return f"{round(pair_horizons(d, base, min_cos)[-1], -2):.0f}"
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = ("hf-permute-for-rope", "meta-apply-rotary-emb", "hf-rotate-half")
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``questions-src-KEY``."""
+for _key in CITED:
+    value(f"questions-src-{_key}", key=_key)(_cited)

@@ -25,6 +25,7 @@ from ...extension import (
 )
 from ...model import Config
 from ...rope import frequencies, scaled_frequencies, yarn_keep
+from ...sources import source_link
 from .. import register, value
 from ..style import COLORS, new_figure
 
@@ -753,3 +754,26 @@ def interpolated_from(method: str) -> int:
 @value("ctx-full-yarn", method="yarn")
 def ctx_full(method: str = "yarn") -> str:
     return str(interpolated_from(method))
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = (
+    "hf-dynamic-ntk",
+    "yarn-ramp",
+    "hf-yarn-ramp",
+    "meta-apply-scaling",
+    "hf-llama3",
+    "hf-rope-init-functions",
+)
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``ctx-src-KEY``."""
+for _key in CITED:
+    value(f"ctx-src-{_key}", key=_key)(_cited)

@@ -14,6 +14,7 @@ import numpy as np
 from ...decoding import decode, document_starts, pack, pad_left
 from ...examples import FORWARD_PASS_PROMPT
 from ...model import forward
+from ...sources import source_link
 from .. import below, register, times_ten, value
 from ..style import attention_heatmap, new_figure
 
@@ -350,3 +351,26 @@ def padding_nobos_rows(text: str = "abcdeab") -> str:
 def decoding_sizes(what: str = "letters") -> str:
     """The sizes of the examples: letters decoded, letters read before a fault, pads."""
     return str({"letters": len(TEXT), "prefill": len(HALF), "pads": PADS}[what])
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = (
+    "meta-start-pos",
+    "hf-pad-positions",
+    "hf-flattening-collator",
+    "hf-flash-packed",
+    "hf-packed-indices",
+    "hf-packed-when",
+)
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``decoding-src-KEY``."""
+for _key in CITED:
+    value(f"decoding-src-{_key}", key=_key)(_cited)

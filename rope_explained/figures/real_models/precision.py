@@ -23,6 +23,7 @@ from ...precision import (
     score_drift,
 )
 from ...rope import apply_rope, frequencies
+from ...sources import source_link
 from .. import register, thousands, times_ten, value
 from ..style import COLORS, new_figure
 
@@ -287,3 +288,26 @@ def precision_fp32_angle_bound(m: float = 1e6) -> str:
     """The bound 2 m theta_i 2^-24 on the float32 angle error (theta_i and the product each
     rounded once) at m = 10**6 and theta_0 = 1, in TeX."""
     return times_ten(2 * m * 2.0**-24, 0)
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = (
+    "meta-apply-rotary-emb",
+    "hf-llama-rotary-forward",
+    "hf4-llama-rotary-forward",
+    "hf-gpt-neox-rotary-forward",
+    "meta-precompute-freqs-cis",
+    "ml-dtypes-bfloat16",
+)
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``precision-src-KEY``."""
+for _key in CITED:
+    value(f"precision-src-{_key}", key=_key)(_cited)
