@@ -70,7 +70,8 @@ REFUSED = {
     "truncate": {"rope_type": "yarn", "factor": 32.0, "truncate": False,
                  "original_max_position_embeddings": 4096},
     "partial_rotary_factor": {"rope_type": "linear", "factor": 2.0, "partial_rotary_factor": 0.5},
-    "factor-default": {"rope_type": "yarn", "factor": None, "original_max_position_embeddings": 1024},
+    "factor-default": {"rope_type": "yarn", "factor": None,
+                       "original_max_position_embeddings": 1024},
 }  # fmt: skip
 
 
