@@ -154,3 +154,22 @@ def test_the_paragraph_check_finds_an_unlinked_statement():
     ]
     flagged = [p for p in paras if RE_LIBRARY_CODE.search(p) and not RE_SRC_VALUE.search(p)]
     assert flagged == ["* Meta's reference code does X."]
+
+
+def test_make_test_leaves_the_conformance_group_out():
+    """`make test` runs pytest with pyproject.toml's options, which recurse into tests/ but
+    ignore tests/conformance/ (its modules import torch and transformers, which only the
+    group's own environment has); `make conformance` runs it with its own configuration."""
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert "tests" in options["testpaths"]
+    assert "--ignore=tests/conformance" in options["addopts"].split()
+    group = ROOT / "tests" / "conformance"
+    assert (group / "pytest.ini").is_file()
+    makefile = (ROOT / "Makefile").read_text()
+    assert "pytest -c tests/conformance/pytest.ini" in makefile
+    for module in group.glob("test_*.py"):
+        text = module.read_text()
+        assert re.search(r"^import (torch|transformers)$", text, re.M), module.name
+    # the CI job of its own installs the same lock and runs the same target
+    ci = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
+    assert "make conformance TORCH_INDEX=https://download.pytorch.org/whl/cpu" in ci
