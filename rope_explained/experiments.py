@@ -111,9 +111,11 @@ def previous_token_experiment(
 def previous_token_scores(
     offsets: np.ndarray, d: int = 64, base: float = 10000.0, schedule: str = "standard"
 ) -> np.ndarray:
-    r"""The layer-0 score per unit \(\alpha\) as a function of \(\Delta = n - m + 1\):
-    \(\sum_{i=0}^{d/2-1} \cos(\Delta\,\theta_i)\), which peaks at \(d/2\) for
-    \(\Delta = 0\). ``offsets`` is a 1-D array of numbers of magnitude at most 1e300; ``d``
+    r"""The layer-0 score per unit \(\alpha\) as a function of the key's offset from the one
+    step back, \(\Delta + 1\) with \(\Delta = n - m\):
+    \(\sum_{i=0}^{d/2-1} \cos((\Delta + 1)\,\theta_i)\), which peaks at \(d/2\) for
+    \(\Delta = -1\). ``offsets`` holds the values of \(\Delta + 1\), a 1-D array of numbers of
+    magnitude at most 1e300; ``d``
     even, in ``[2, 4096]``; ``base`` in ``(1, 1e12]``; ``len(offsets) * d / 2`` at most
     ``2**25``; ``schedule`` one of [`SCHEDULES`][rope_explained.rope.SCHEDULES] (``"wendler"``
     needs ``d >= 4``).

@@ -35,6 +35,11 @@ import numpy as np
 from . import _checks
 from ._checks import (
     MAX_ARRAY_SIZE,
+    MAX_BASE,
+    MAX_CONTEXT,
+    MAX_MODEL_DIM,
+    MAX_MODEL_WIDTH,
+    MAX_SHARPNESS,
     check_array,
     check_base,
     check_bool,
@@ -64,7 +69,22 @@ MAX_LETTERS = _checks.MAX_LETTERS
 matrices (the scores and patterns of both layers, T = letters + 1 with the start token): at
 8,192 letters that is 2.1 GB, and the pass peaks at about 2.2 GiB. Longer texts are refused
 before anything is computed. (The playground's own, lower limit is
-[`rope_explained.examples.MAX_LETTERS`][].)"""
+[`rope_explained.examples.HEATMAP_MAX_LETTERS`][].)"""
+
+CONFIG_MAX = {
+    "d": MAX_MODEL_DIM,
+    "D": MAX_MODEL_WIDTH,
+    "base": MAX_BASE,
+    "alpha": MAX_SHARPNESS,
+    "beta": MAX_SHARPNESS,
+    "gamma": MAX_SHARPNESS,
+    "offset": MAX_LETTERS,
+    "factor": MAX_FACTOR,
+    "original_max_position": MAX_CONTEXT,
+}
+"""The largest value of each numeric setting of [`Config`][] (the comments on its fields give
+the lower limits), for code that checks settings before it calls the package (the
+playground's JavaScript)."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +163,7 @@ class Config:
             if getattr(self, name) is None:
                 raise ValueError(f"scaling={self.scaling!r} needs {name}")
         check_real("factor", self.factor, 1.0, MAX_FACTOR)
-        check_int_range("original_max_position", self.original_max_position, 1, 10**9)
+        check_int_range("original_max_position", self.original_max_position, 1, MAX_CONTEXT)
         scaled_frequencies(  # refuses what the method cannot take (ntk with d < 4, ...)
             r, base=self.base, method=self.scaling, factor=self.factor,
             original_max_position=self.original_max_position, seq_len=1,
@@ -366,7 +386,7 @@ def rope_frequencies(config: Config, seq_len: int) -> tuple[np.ndarray, float]:
     """
     if not isinstance(config, Config):
         raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
-    seq_len = check_int_range("seq_len", seq_len, 1, 10**9)
+    seq_len = check_int_range("seq_len", seq_len, 1, MAX_CONTEXT)
     c = config
     if c.scaling is None:
         theta, af = frequencies(c.rotary_dims, c.base), 1.0

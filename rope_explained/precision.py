@@ -42,8 +42,19 @@ PIPELINES = {
     "float16 storage": ("float32", "float16"),
     "bfloat16": ("bfloat16", "bfloat16"),
     "float16": ("float16", "float16"),
+    "bfloat16, float32 rotation": ("float32", "bfloat16"),
+    "float16, float32 rotation": ("float32", "float16"),
 }
 """The recipes the precision page compares: name -> (angle dtype, storage dtype)."""
+ROTATION = {
+    "bfloat16, float32 rotation": "float32",
+    "float16, float32 rotation": "float32",
+}
+"""The recipes that rotate in a wider format than they store: name -> the format of cosine,
+sine and the rotation's products. The query and key arrive in the storage format, are widened
+(exactly), rotated, and the result is rounded back to the storage format before the dot
+product, as Meta's reference LLaMA code does (``xq.float()``, a complex64 product, then
+``.type_as(xq)``). Every other recipe rotates in its storage format."""
 MAX_POSITION = 10**6
 """The largest position the functions take (one million)."""
 WINDOW = 256
@@ -155,14 +166,19 @@ def rotate_in(
     return _rotate(x, p, adt, sdt)
 
 
-def _rotate(x: np.ndarray, p: np.ndarray, adt: np.dtype, sdt: np.dtype) -> np.ndarray:
-    cos, sin = _cos_sin(p, adt, sdt, x.shape[1])  # (seq, d/2) each, in the storage dtype
-    xs = x.astype(sdt)
+def _rotate(
+    x: np.ndarray, p: np.ndarray, adt: np.dtype, sdt: np.dtype, rdt: np.dtype | None = None
+) -> np.ndarray:
+    """Rotate in ``rdt`` (the storage dtype unless given) the rows of ``x`` as stored in
+    ``sdt``, and round the result to ``sdt``."""
+    rdt = sdt if rdt is None else rdt
+    cos, sin = _cos_sin(p, adt, rdt, x.shape[1])  # (seq, d/2) each, in the rotation dtype
+    xs = x.astype(sdt).astype(rdt)  # stored in sdt, widened exactly to rdt
     a, b = xs[:, 0::2], xs[:, 1::2]
-    out = np.empty(x.shape, dtype=sdt)
-    out[:, 0::2] = a * cos - b * sin  # each product and the difference rounded to sdt
+    out = np.empty(x.shape, dtype=rdt)
+    out[:, 0::2] = a * cos - b * sin  # each product and the difference rounded to rdt
     out[:, 1::2] = a * sin + b * cos
-    return out.astype(np.float64)
+    return out.astype(sdt).astype(np.float64)
 
 
 @functools.cache
@@ -176,10 +192,11 @@ def _head(alpha: float = 10.0, d: int = 64) -> tuple[np.ndarray, np.ndarray]:
     return L0.W_q @ h, L0.W_k @ h
 
 
-def _pipeline(name: str) -> tuple[np.ndarray, np.ndarray]:
+def _pipeline(name: str) -> tuple[np.dtype, np.dtype, np.dtype]:
+    """The angle, storage and rotation dtypes of a recipe."""
     check_choice("pipeline", name, PIPELINES)
     a, s = PIPELINES[name]
-    return DTYPES[a], DTYPES[s]
+    return DTYPES[a], DTYPES[s], DTYPES[ROTATION.get(name, s)]
 
 
 def _scores(q: np.ndarray, K: np.ndarray, sdt: np.dtype) -> np.ndarray:
@@ -196,15 +213,15 @@ def score_drift(positions: np.ndarray, pipeline: str = "bfloat16") -> np.ndarray
     \(m = 1\). In exact arithmetic it is the same number, \(\alpha d/2 = 320\), at every
     \(m\). Returns the absolute differences, shape ``(len(positions),)``.
     """
-    adt, sdt = _pipeline(pipeline)
+    adt, sdt, rdt = _pipeline(pipeline)
     m = _query_positions(positions, adt, sdt)
     q_pre, k_pre = _head()
-    q = _rotate(np.tile(q_pre, (len(m), 1)), m, adt, sdt)  # (P, d)
-    k = _rotate(np.tile(k_pre, (len(m), 1)), m - 1, adt, sdt)  # (P, d)
+    q = _rotate(np.tile(q_pre, (len(m), 1)), m, adt, sdt, rdt)  # (P, d)
+    k = _rotate(np.tile(k_pre, (len(m), 1)), m - 1, adt, sdt, rdt)  # (P, d)
     acc = np.float64 if sdt == np.float64 else np.float32
     s = np.einsum("pd,pd->p", q.astype(acc), k.astype(acc)).astype(np.float64)
-    q1 = _rotate(q_pre[None], np.array([1.0]), adt, sdt)[0]
-    k0 = _rotate(k_pre[None], np.array([0.0]), adt, sdt)[0]
+    q1 = _rotate(q_pre[None], np.array([1.0]), adt, sdt, rdt)[0]
+    k0 = _rotate(k_pre[None], np.array([0.0]), adt, sdt, rdt)[0]
     s1 = float(np.dot(q1.astype(acc), k0.astype(acc)))
     return np.abs(s - s1)
 
@@ -219,7 +236,9 @@ def _query_positions(positions: object, adt: np.dtype, sdt: np.dtype) -> np.ndar
     return m
 
 
-def _attention_on_previous(m: float, adt: np.dtype, sdt: np.dtype, window: int) -> float:
+def _attention_on_previous(
+    m: float, adt: np.dtype, sdt: np.dtype, rdt: np.dtype, window: int
+) -> float:
     q_pre, k_pre = _head()
     if ml_dtypes.finfo(adt).nmant >= 23:  # every integer position up to 10**6 is exact: a window
         n = np.arange(max(0.0, m - window), m + 1)
@@ -229,8 +248,8 @@ def _attention_on_previous(m: float, adt: np.dtype, sdt: np.dtype, window: int) 
         n_all = np.arange(0.0, m + 1).astype(adt).astype(np.float64)
         n, counts = np.unique(n_all, return_counts=True)
         prev = int(np.searchsorted(n, n_all[int(m) - 1]))
-    K = _rotate(np.tile(k_pre, (len(n), 1)), n, adt, sdt)  # (N, d)
-    q = _rotate(q_pre[None], np.array([m]), adt, sdt)[0]
+    K = _rotate(np.tile(k_pre, (len(n), 1)), n, adt, sdt, rdt)  # (N, d)
+    q = _rotate(q_pre[None], np.array([m]), adt, sdt, rdt)[0]
     s = _scores(q, K, sdt)
     w = counts * np.exp(s - s.max())
     w /= w.sum()
@@ -251,12 +270,12 @@ def previous_token_attention(
     ``window`` keys before \(m\) (an integer in ``[16, 65536]``), beyond which every key
     scores far below the previous token. Returns shape ``(len(positions),)``.
     """
-    adt, sdt = _pipeline(pipeline)
+    adt, sdt, rdt = _pipeline(pipeline)
     m = _query_positions(positions, adt, sdt)
     if len(m) > 32:
         raise ValueError(f"positions must hold at most 32 queries; got {len(m)}")
     window = check_int_range("window", window, 16, 65536)
-    return np.array([_attention_on_previous(float(x), adt, sdt, window) for x in m])
+    return np.array([_attention_on_previous(float(x), adt, sdt, rdt, window) for x in m])
 
 
 def first_failure(pipeline: str = "bfloat16", limit: int = 4096, window: int = 256) -> int:
@@ -266,13 +285,13 @@ def first_failure(pipeline: str = "bfloat16", limit: int = 4096, window: int = 2
     against the ``window`` keys before it (an integer in ``[16, 512]``, wide enough for the
     rounding of every format at these positions).
     """
-    adt, sdt = _pipeline(pipeline)
+    adt, sdt, rdt = _pipeline(pipeline)
     limit = check_int_range("limit", limit, 2, 16384)
     window = check_int_range("window", window, 16, 512)
     q_pre, k_pre = _head()
     pos = np.arange(0.0, limit + 1)
-    K = _rotate(np.tile(k_pre, (len(pos), 1)), pos, adt, sdt)  # (N, d) one key per position
-    Q = _rotate(np.tile(q_pre, (len(pos), 1)), pos, adt, sdt)
+    K = _rotate(np.tile(k_pre, (len(pos), 1)), pos, adt, sdt, rdt)  # (N, d) one key per position
+    Q = _rotate(np.tile(q_pre, (len(pos), 1)), pos, adt, sdt, rdt)
     acc = np.float64 if sdt == np.float64 else np.float32
     K, Q = K.astype(acc), Q.astype(acc)
     padded = np.vstack([np.repeat(K[:1], window, axis=0), K])  # keys before 0: copies, masked
@@ -310,6 +329,7 @@ __all__ = [
     "DTYPES",
     "MAX_POSITION",
     "PIPELINES",
+    "ROTATION",
     "angle_error",
     "angles",
     "cos_sin_error",

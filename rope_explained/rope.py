@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._checks import (
+    MAX_CONTEXT,
     check_array,
     check_base,
     check_choice,
@@ -44,6 +45,12 @@ YARN_RAMPS = ("code", "paper")
 """The two readings of YaRN's ramp ([`yarn_keep`][])."""
 MAX_FACTOR = 1e6
 """Largest context extension ``factor`` of [`scaled_frequencies`][]."""
+YARN_ATTENTION_SLOPE = 0.1
+"""The slope of YaRN's attention factor in the log of the extension: \\(1 + 0.1 \\ln s\\)
+([`scaled_frequencies`][])."""
+YARN_MIN_RAMP = 0.001
+"""The width YaRN's ramp ([`yarn_keep`][]) is given when its two ends meet (a ramp of width 0
+would divide by zero)."""
 
 
 def frequencies(d: int, base: float = 10000.0, schedule: str = "standard") -> np.ndarray:
@@ -312,7 +319,7 @@ def yarn_keep(
     d = check_head_dim(d)
     base = check_base(base)
     original_max_position = check_int_range(
-        "original_max_position", original_max_position, 1, 10**9
+        "original_max_position", original_max_position, 1, MAX_CONTEXT
     )
     beta_fast = check_real("beta_fast", beta_fast, 1e-6, 1e6)
     beta_slow = check_real("beta_slow", beta_slow, 1e-6, 1e6)
@@ -333,7 +340,7 @@ def yarn_keep(
     low = max(math.floor(correction_dim(beta_fast)), 0)
     high = min(math.ceil(correction_dim(beta_slow)), d - 1)
     if low == high:
-        high += 0.001  # avoid a zero-width ramp
+        high += YARN_MIN_RAMP  # avoid a zero-width ramp
     interpolate = np.clip((np.arange(d // 2) - low) / (high - low), 0.0, 1.0)
     return 1.0 - interpolate
 
@@ -406,9 +413,9 @@ def scaled_frequencies(
     base = check_base(base)
     method = check_choice("method", method, SCALING_METHODS)
     factor = check_real("factor", factor, 1.0, MAX_FACTOR)
-    L = check_int_range("original_max_position", original_max_position, 1, 10**9)
+    L = check_int_range("original_max_position", original_max_position, 1, MAX_CONTEXT)
     if seq_len is not None:
-        seq_len = check_int_range("seq_len", seq_len, 1, 10**9)
+        seq_len = check_int_range("seq_len", seq_len, 1, MAX_CONTEXT)
     theta = _theta(d, base)
     if method == "linear":
         return theta / factor, 1.0
@@ -431,7 +438,7 @@ def scaled_frequencies(
             d, base=base, original_max_position=L, beta_fast=beta_fast, beta_slow=beta_slow
         )
         inv_freq = (theta / factor) * (1.0 - keep) + theta * keep
-        return inv_freq, 0.1 * math.log(factor) + 1.0
+        return inv_freq, YARN_ATTENTION_SLOPE * math.log(factor) + 1.0
     # Llama 3.1
     low_freq_factor = check_real("low_freq_factor", low_freq_factor, 0.0, 1e6, lo_open=True)
     high_freq_factor = check_real("high_freq_factor", high_freq_factor, 0.0, 1e6, lo_open=True)

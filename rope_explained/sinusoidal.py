@@ -1,13 +1,14 @@
 r"""The additive sinusoidal position encoding of the original Transformer, for comparison.
 
 Vaswani et al. add a position vector to each token's vector,
-\(p_{m,2i} = \sin m\omega_i\), \(p_{m,2i+1} = \cos m\omega_i\) with
+\(\mathrm{PE}_{m,2i} = \sin m\omega_i\), \(\mathrm{PE}_{m,2i+1} = \cos m\omega_i\) with
 \(\omega_i = \mathrm{base}^{-2i/d}\), so the attention score of a query at \(m\) and a key at
 \(n\) is
 
 $$
-(x_m + p_m)^T W_q^T W_k (x_n + p_n)
-= x_m^T M x_n + x_m^T M p_n + p_m^T M x_n + p_m^T M p_n, \qquad M = W_q^T W_k .
+(x_m + \mathrm{PE}_m)^T W_q^T W_k (x_n + \mathrm{PE}_n)
+= x_m^T M x_n + x_m^T M \mathrm{PE}_n + \mathrm{PE}_m^T M x_n
+  + \mathrm{PE}_m^T M \mathrm{PE}_n, \qquad M = W_q^T W_k .
 $$
 
 The two middle terms mix a token's content with the other token's absolute position.
@@ -30,12 +31,13 @@ SCORE_TERMS = ("content", "content_position", "position_content", "position", "a
 
 
 def sinusoidal_positions(T: int, d: int = 64, base: float = 10000.0) -> np.ndarray:
-    r"""The sinusoidal position vectors \(p_0, \ldots, p_{T-1}\), shape ``(T, d)``.
+    r"""The sinusoidal position vectors \(\mathrm{PE}_0, \ldots, \mathrm{PE}_{T-1}\), shape
+    ``(T, d)``.
 
-    \(p_{m,2i} = \sin m\omega_i\) and \(p_{m,2i+1} = \cos m\omega_i\), with the frequencies
-    \(\omega_i = \mathrm{base}^{-2i/d}\) that RoPE also uses. ``T`` in ``[1, 4096]``, ``d``
-    even in ``[2, 4096]``, ``base`` in ``(1, 1e12]``. Every \(p_m\) has length
-    \(\sqrt{d/2}\).
+    \(\mathrm{PE}_{m,2i} = \sin m\omega_i\) and \(\mathrm{PE}_{m,2i+1} = \cos m\omega_i\), with
+    the frequencies \(\omega_i = \mathrm{base}^{-2i/d}\) that RoPE also uses. ``T`` in
+    ``[1, 4096]``, ``d`` even in ``[2, 4096]``, ``base`` in ``(1, 1e12]``. Every
+    \(\mathrm{PE}_m\) has length \(\sqrt{d/2}\).
 
     Examples:
         >>> sinusoidal_positions(2, d=2)
@@ -66,10 +68,10 @@ def additive_score_terms(
     | key | term |
     |---|---|
     | ``content`` | \(x^T M y\) |
-    | ``content_position`` | \(x^T M p_n\) |
-    | ``position_content`` | \(p_m^T M y\) |
-    | ``position`` | \(p_m^T M p_n\) |
-    | ``additive`` | the sum of the four: \((x + p_m)^T M (y + p_n)\) |
+    | ``content_position`` | \(x^T M \mathrm{PE}_n\) |
+    | ``position_content`` | \(\mathrm{PE}_m^T M y\) |
+    | ``position`` | \(\mathrm{PE}_m^T M \mathrm{PE}_n\) |
+    | ``additive`` | the sum of the four: \((x + \mathrm{PE}_m)^T M (y + \mathrm{PE}_n)\) |
     | ``rope`` | \((R_{\Theta,m} W_q x)^T (R_{\Theta,n} W_k y)\) |
 
     ``T`` (positions, in ``[1, 4096]``) and ``d`` (even, in ``[2, 512]``) as for
@@ -86,13 +88,13 @@ def additive_score_terms(
     W_q, W_k = rng.standard_normal((2, d, d)) / np.sqrt(d)  # (d, d) each
     E = embedding_matrix(d)  # (26, d)
     x, y = (E[VOCAB.index(t)] for t in (query_letter, key_letter))
-    x, y = (v * np.sqrt(d / 2) / np.linalg.norm(v) for v in (x, y))  # |x| = |y| = |p_m|
+    x, y = (v * np.sqrt(d / 2) / np.linalg.norm(v) for v in (x, y))  # |x| = |y| = |PE_m|
     p = sinusoidal_positions(T, d)  # (T, d)
     M = W_q.T @ W_k  # (d, d)
     terms = {
         "content": np.full((T, T), x @ M @ y),
-        "content_position": np.tile(p @ M.T @ x, (T, 1)),  # [m, n] = x^T M p_n
-        "position_content": np.tile((p @ M @ y)[:, None], (1, T)),  # [m, n] = p_m^T M y
+        "content_position": np.tile(p @ M.T @ x, (T, 1)),  # [m, n] = x^T M PE_n
+        "position_content": np.tile((p @ M @ y)[:, None], (1, T)),  # [m, n] = PE_m^T M y
         "position": p @ M @ p.T,
     }
     terms["additive"] = sum(terms.values())

@@ -159,6 +159,20 @@ SOURCES: dict[str, Source] = {
         97,
         "return cos.to(dtype=x.dtype), sin.to(dtype=x.dtype)",
     ),
+    "hf-roformer-rotary": Source(
+        "transformers",
+        f"{_TF}/models/roformer/modeling_roformer.py",
+        221,
+        237,
+        "sin_pos = torch.stack([sin, sin], dim=-1).reshape_as(sinusoidal_pos)",
+    ),
+    "hf-roformer-rotary-value": Source(
+        "transformers",
+        f"{_TF}/models/roformer/modeling_roformer.py",
+        180,
+        188,
+        "if self.rotary_value:",
+    ),
     "hf-gptj-rotate-every-two": Source(
         "transformers",
         f"{_TF}/models/gptj/modeling_gptj.py",

@@ -22,10 +22,10 @@ from rope_explained.examples import (
     BASE_RANGE,
     FACTOR,
     FACTOR_RANGE,
+    HEATMAP_MAX_LETTERS,
+    LAST_POSITION_MAX_LETTERS,
     LONG_MODE_PROMPT,
     LONG_PROMPT,
-    MAX_LETTERS,
-    MAX_LETTERS_LONG,
     OPENING_PROMPT,
     ORIGINAL_MAX_POSITION,
     ORIGINAL_MAX_POSITION_RANGE,
@@ -55,7 +55,7 @@ def _random_letters(n: int, seed: int) -> str:
 
 
 def reference_prompts() -> list[str]:
-    """The prompts of the reference set, from one letter to :data:`MAX_LETTERS` letters."""
+    """The prompts of the reference set, from one letter to :data:`HEATMAP_MAX_LETTERS` letters."""
     return [
         OPENING_PROMPT,
         RANK1_FAILS_PROMPT,
@@ -65,7 +65,7 @@ def reference_prompts() -> list[str]:
         "mississippimississip",
         _random_letters(64, seed=1),
         LONG_PROMPT,
-        _random_letters(MAX_LETTERS, seed=2),
+        _random_letters(HEATMAP_MAX_LETTERS, seed=2),
     ]
 
 
@@ -158,7 +158,7 @@ def last_position_cases() -> list[dict]:
         {"text": OPENING_PROMPT, "config": scaled("yarn", 2.5, 8)},
         {"text": "qxzqx", "config": {"bos": False, "offset": 2}},
     ]
-    if max(len(c["text"]) for c in cases) != MAX_LETTERS_LONG:
+    if max(len(c["text"]) for c in cases) != LAST_POSITION_MAX_LETTERS:
         raise AssertionError("the last-position cases must reach the playground's longest text")
     return cases
 

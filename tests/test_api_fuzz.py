@@ -70,11 +70,7 @@ FIGURE_API = (
     "register",
     "get",
     "render_bytes",
-    "render_cached",
-    "render",
     "page_of",
-    "cache_key",
-    "source_hash",
     "module_dependencies",
 )
 #: Records the package's functions return, made from checked settings: not entry points, so

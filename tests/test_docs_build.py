@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -276,163 +277,137 @@ def test_build_states_values_in_text_math_and_captions(tmp_path):
     assert cached in again.stderr, again.stderr[-3000:]
 
 
-class _Config:
-    """What Memo.begin reads of MkDocs' configuration."""
-
-    def __init__(self, docs_dir):
-        self.docs_dir = str(docs_dir)
+# ------------------------------------------------------------------------------------------------
+# The build's cache (docs/hooks/cache.py) and the package as it is now (hooklib.package)
+# ------------------------------------------------------------------------------------------------
 
 
-def test_memo_keeps_what_a_build_used_and_starts_over_when_its_salt_changes(tmp_path, monkeypatch):
-    """docs/hooks/hooklib.py's Memo: values come back in a later build (another process reads
-    the file), a build keeps only the entries it used, and a new salt starts empty."""
-    monkeypatch.setattr(hooklib, "MEMO_DIR", tmp_path)
-    config = _Config(tmp_path / "docs")
-    calls = []
+def test_cache_keeps_one_entry_per_name(tmp_path, monkeypatch):
+    """An entry is read back under its key only; writing a new key replaces the old entry of
+    the same name and leaves the names that merely start alike."""
+    import cache  # docs/hooks/
 
-    def compute(x):
-        calls.append(x)
-        return {"double": 2 * x}
-
-    first = hooklib.Memo("demo")
-    first.begin(config, "lib 1.0")
-    assert [first(first.key(str(x)), lambda x=x: compute(x)) for x in (1, 2, 1)] == [
-        {"double": 2},
-        {"double": 4},
-        {"double": 2},
+    monkeypatch.setattr(cache, "DIR", tmp_path)
+    k1, k2 = cache.key("a", b"1"), cache.key("a", b"2")
+    assert len({k1, k2, cache.key("a1", b"")}) == 3
+    assert cache.read("figures", "x", k1, "svg") is None
+    cache.write("figures", "x", k1, "svg", b"one")
+    cache.write("figures", "x-y", k1, "svg", b"other")
+    assert cache.read("figures", "x", k1, "svg") == b"one"
+    cache.write("figures", "x", k2, "svg", b"two")
+    assert cache.read("figures", "x", k1, "svg") is None
+    assert cache.read("figures", "x", k2, "svg") == b"two"
+    assert cache.read("figures", "x-y", k1, "svg") == b"other"
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == [
+        f"x-{k2}.svg",
+        f"x-y-{k1}.svg",
     ]
-    assert calls == [1, 2]
-    first.save()
-    later = hooklib.Memo("demo")
-    later.begin(config, "lib 1.0")
-    assert later(later.key("2"), lambda: compute(2)) == {"double": 4}
-    assert calls == [1, 2]  # read back, not computed again
-    later.save()  # this build used "2" only
-    again = hooklib.Memo("demo")
-    again.begin(config, "lib 1.0")
-    assert again.get(again.key("1")) is None and again.get(again.key("2")) == {"double": 4}
-    newer = hooklib.Memo("demo")
-    newer.begin(config, "lib 2.0")
-    assert newer.get(newer.key("2")) is None  # another version: computed afresh
-    assert hooklib.Memo.key("ab", "c") != hooklib.Memo.key("a", "bc")
 
 
-def test_signature_memo_sees_through_the_handlers_random_placeholders(tmp_path, monkeypatch):
-    """docs/hooks/api_reference.py: the handler hides each cross-reference of a signature behind
-    a random placeholder of the name's length, new on every build. The formatter still runs once
-    per signature, each build gets its own placeholders back, and the handler still has what
-    the hook wraps (else the hook would silently do nothing)."""
-    import api_reference  # docs/hooks/
-    from mkdocstrings_handlers.python._internal import handler, rendering
+def test_cache_key_covers_the_code_a_figure_depends_on(tmp_path, monkeypatch):
+    """Editing the model changes the key of every figure that runs it; editing one page's
+    figure module changes that page's figures only; a module no figure imports, nothing."""
+    monkeypatch.setattr(hooklib, "ROOT", tmp_path)
+    copy = tmp_path / "rope_explained"
+    shutil.copytree(ROOT / "rope_explained", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    registry = figures.load_all()
+    ids = sorted(registry)
 
-    assert callable(getattr(rendering, "_get_formatter", None))
-    assert isinstance(getattr(rendering.do_stash_crossref, "stash", None), dict)
-    assert callable(getattr(handler.PythonHandler, "render", None))
-    monkeypatch.setattr(hooklib, "MEMO_DIR", tmp_path)
-    config = _Config(tmp_path / "docs")
-    calls = []
+    def keys():
+        hooklib.BUILD.reset()
+        hooklib.BUILD.package = hooklib.BUILD.figures = figures  # the registry as it is
+        return {i: hooklib.entry_key(registry[i]) for i in ids}
 
-    def formatter(code, line_length):
-        calls.append(code)
-        return code.replace("(", "(\n    ")
+    before = keys()
+    deps = {i: figures.module_dependencies(registry[i].func.__module__) for i in ids}
+    uses_model = {i for i in ids if "rope_explained.model" in deps[i]}
+    assert uses_model and uses_model != set(ids), "some figures run the model, some do not"
 
-    builds = [{"_ab1": "np.ndarray", "_Zq": "int"}, {"_x9Q": "np.ndarray", "_p0": "int"}]
-    for stash in builds:
-        memo = hooklib.Memo("signatures")
-        memo.begin(config, "ruff 1")
-        fmt = api_reference.cached_formatter(formatter, stash, memo)
-        a, i = stash  # the placeholders of "np.ndarray" and "int"
-        code = f"def xx(q: {a}, n: {i} = 2, m: {i} = 3) -> {a}: pass"
-        assert fmt(code, 20) == code.replace("(", "(\n    ")  # this build's placeholders
-        assert fmt("def yy(s: str) -> str: pass", 20).startswith("def yy(\n")
-        assert fmt("def yy(s: str) -> str: pass", 30).startswith("def yy(\n")
-        memo.save()
-    assert len(calls) == 3  # each (signature, line length) once, over both builds
-    assert calls[0] == "def xx(q: _000, n: _01 = 2, m: _01 = 3) -> _000: pass"
-    # a placeholder number that is also a name of the signature: not cached, formatted as is
-    assert api_reference.canonical("def f(a: _00, b: _x1): pass", {"_x1": "int"}) is None
+    def edited(rel: str) -> set[str]:
+        path = copy / rel
+        path.write_text(path.read_text() + "\n# edited\n")
+        try:
+            return {i for i, k in keys().items() if k != before[i]}
+        finally:
+            path.write_text(path.read_text().removesuffix("\n# edited\n"))
 
-
-def test_api_reference_from_the_memo_is_the_api_reference_rendered(tmp_path):
-    """A build whose API reference comes from docs/hooks/api_reference.py's memo writes the
-    same files as the build that rendered it: pages, cross-references to aliases (a module's
-    imported names, registered when rendering looks up their targets), and the inventory."""
-    pages = {
-        "experiments.md": "# experiments\n\n::: rope_explained.experiments\n",
-        "heads.md": "# heads\n\n::: rope_explained.heads\n\n"
-        "See [it][rope_explained.experiments.constant_key_vector].\n",
+    assert edited("model.py") == uses_model
+    page_module = registry["rope-frequencies"].func.__module__
+    assert edited("figures/equations/rope.py") == {
+        i for i in ids if registry[i].func.__module__ == page_module
     }
-    plugins = f"""
-        plugins:
-          - autorefs
-          - mkdocstrings:
-              handlers:
-                python:
-                  paths: [{ROOT}]
-                  options:
-                    show_source: false
-                    separate_signature: true
-                    signature_crossrefs: true
-                    scoped_crossrefs: true
-                    show_signature_annotations: true
-                    line_length: 40
-        """
-    builds = []
-    for name in ("rendered", "remembered"):
-        site = tmp_path / name
-        hook = ROOT / "docs" / "hooks" / "api_reference.py"
-        # not strict: the docstrings also link to modules this small site leaves out
-        proc = _mini_site(tmp_path, pages, hooks=[hook], extra=plugins, strict=False)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        assert "target 'rope_explained.experiments.constant_key_vector'" not in proc.stderr
-        (tmp_path / "site").rename(site)
-        builds.append((site, proc.stderr))
-    (first, log1), (second, log2) = builds
-    assert "API reference: 2 objects rendered, 0 from cache" in log1, log1[-2000:]
-    assert "API reference: 0 objects rendered, 2 from cache" in log2, log2[-2000:]
-    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
-    assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
-    differ = [f for f in files if (first / f).read_bytes() != (second / f).read_bytes()]
-    assert differ == []
-    heads = (second / "heads" / "index.html").read_text()
-    assert 'href="#rope_explained.heads.constant_key_vector"' in heads  # the alias, resolved
-    import zlib
-
-    inventory = zlib.decompress((second / "objects.inv").read_bytes().split(b"\n", 4)[4])
-    assert b"rope_explained.experiments.constant_key_vector py:" in inventory  # the alias
+    assert edited("figures/__init__.py") == set(ids), "the registry and renderer count for all"
+    (copy / "unrelated.py").write_text("x = 1\n")
+    assert keys() == before
+    hooklib.BUILD.reset()
 
 
-def test_search_entries_from_the_memo_are_the_entries_parsed(tmp_path, monkeypatch):
-    """docs/hooks/search_index.py: a page's search entries come from the memo only while
-    everything the search plugin reads of the page is unchanged, and equal what it parses."""
-    import search_index  # docs/hooks/
-    from material.plugins.search.plugin import SearchIndex
-    from mkdocs.structure.toc import get_toc
+PROBE = """
 
-    monkeypatch.setattr(hooklib, "MEMO_DIR", tmp_path)
-    original = getattr(SearchIndex.add_entry_from_context, "original", None)
-    original = original or SearchIndex.add_entry_from_context
+@value("probe-level")
+def probe_level() -> str:
+    from .. import probe
 
-    class Page:
-        def __init__(self, content, title="T"):
-            self.content, self.url, self.title, self.meta = content, "p/", title, {}
-            self.toc = get_toc([{"level": 2, "id": "a", "name": "A", "children": []}])
+    return str(probe.LEVEL)
 
-    pages = [
-        Page('<h1 id="t">T</h1><p>one</p><h2 id="a">A</h2><p>two</p>'),
-        Page('<h1 id="t">T</h1><p>one</p><h2 id="a">A</h2><p>three</p>'),  # new content
-        Page('<h1 id="t">T</h1><p>one</p><h2 id="a">A</h2><p>three</p>', title="U"),
-    ]
-    for build in range(2):
-        memo = hooklib.Memo("search-entries")
-        memo.begin(_Config(tmp_path / "docs"), "material 9")
-        monkeypatch.setattr(search_index, "ENTRIES", memo)
-        add = search_index.cached_add_entry(original, memo)
-        for page in pages:
-            cached, parsed = SearchIndex(), SearchIndex()
-            add(cached, page)
-            original(parsed, page)
-            assert cached.entries == parsed.entries and parsed.entries
-        assert (memo.added, memo.hits) == ((3, 0) if build == 0 else (0, 3))
-        memo.save()
-    assert [e["text"] for e in parsed.entries] == ["<p>one</p>", "<p>three</p>"]
+
+@register("probe-figure", caption="A probe.", alt="A horizontal line at the level of the probe.")
+def probe_figure():
+    from .. import probe
+
+    fig, ax = new_figure()
+    ax.axhline(probe.LEVEL)
+    ax.set_ylim(0, 10)
+    return fig
+"""
+TWO_BUILDS = """
+import sys
+from pathlib import Path
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+root = Path(sys.argv[1])
+config = load_config(str(root / "mkdocs.yml"))
+seen = []
+for level in (1, 2):
+    (root / "rope_explained" / "probe.py").write_text(f"LEVEL = {level}\\n")
+    build(config)
+    page = (root / "site" / "index.html").read_text(encoding="utf-8")
+    svg = (root / "site" / "figures" / "probe-figure.svg").read_text(encoding="utf-8")
+    seen.append((page.split("Level: ")[1].split("<")[0], svg))
+print(repr(seen))
+"""
+
+
+def test_a_build_after_an_edit_of_the_package_shows_the_edit(tmp_path):
+    """One MkDocs process builds twice, as ``mkdocs serve`` does, and the package is edited in
+    between (a module that a value and a figure import, not their own module): the second
+    build states the new value and draws the new figure."""
+    for folder in ("rope_explained", "docs/hooks"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__py*"))
+    home = tmp_path / "rope_explained" / "figures" / "home.py"
+    home.write_text(
+        home.read_text() + "\nfrom . import value  # noqa: E402\n" + PROBE, encoding="utf-8"
+    )
+    (tmp_path / "docs" / "index.md").write_text(
+        '---\nnumber: 1\n---\n# Probe\n\nLevel: {{ value("probe-level") }}\n\n'
+        '{{ figure("probe-figure") }}\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: probe\ntheme: mkdocs\nhooks: [docs/hooks/numbering.py]\n"
+        "exclude_docs: /hooks/\nmarkdown_extensions: [attr_list, md_in_html]\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", TWO_BUILDS, str(tmp_path)],
+        cwd=tmp_path,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (level1, svg1), (level2, svg2) = eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307
+    assert (level1, level2) == ("1", "2")
+    assert svg1 != svg2

@@ -14,6 +14,9 @@ import math
 
 import numpy as np
 import pytest
+from configs import configs, rounding_bound
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pages import value
 
 from rope_explained import extension as X
@@ -387,13 +390,17 @@ def test_fine_edge_lies_a_little_before_the_prediction():
 
 
 def test_dynamic_ntk_crossings_and_the_distance_past_L():
-    """The text length at which dynamic NTK's predicted failure point catches up with it, from
-    the closed form h (s l / L - s + 1) >= l, and the prompts right at the first sampled
-    distance past L (recomputed through predict_last at s = 4)."""
+    """The text length at which dynamic NTK's predicted failure point first exceeds the distance
+    between the prompt's A's, l - 2 (the page's criterion), from the closed form
+    h (s l / L - s + 1) > l - 2, and the prompts right at the first sampled distance past L
+    (recomputed through predict_last at s = 4)."""
     h = math.pi / 26 / 10000.0 ** (-62 / 64)
     for s in page.FACTORS:
-        want = math.ceil(h * (s - 1) / (h * s / L - 1))
+        want = math.floor((h * (s - 1) - 2) / (h * s / L - 1)) + 1  # smallest l strictly above
         assert value(f"ctx-dynamic-cross-{s:g}") == f"{want:,}"
+        # the figure's grey line and the crossing use the same criterion
+        assert page.completes(s, want) and not page.completes(s, want - 1)
+        assert page.dynamic_horizon(s, np.array([want]))[0] > want - 2
     crossings = [int(value(f"ctx-dynamic-cross-{s:g}").replace(",", "")) for s in page.FACTORS]
     assert L < crossings[2] < crossings[1] < crossings[0]  # longest at s = 2
     g = int(value("ctx-dynamic-2-failure").replace(",", ""))
@@ -468,3 +475,67 @@ def test_playground_methods_keep_the_fast_pairs_nearly_as_built():
             np.testing.assert_allclose(slowed, FACTOR)
         else:
             assert slowed[0] == 1.0 and np.all(slowed[1:6] < FACTOR / 2), method
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=configs(),
+    length=st.integers(1, 300),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_kernel_path_is_forwards_last_row_over_every_setting(config, length, seed):
+    """predict_last_many (the distance kernel and the FFT) against forward_tokens (through
+    forward) over every setting of Config, on two random texts of one length: to 1e-12, or to
+    the rounding bound of forward's own numbers where that is larger (tests/configs.py). The
+    FFT rounds each row's sum against the row's total, so near the sharpness limits (1e5 and
+    more) the difference grows to about 2e-7, still far below that bound."""
+    rng = np.random.default_rng(seed)
+    texts = ["".join(rng.choice(list("abcdefghij"), size=length)) for _ in range(2)]
+    probs, A1 = X.predict_last_many(texts, **config)
+    for p, text in enumerate(texts):
+        tr = forward(text, **config)
+        bound = rounding_bound(tr)
+        np.testing.assert_allclose(probs[p], tr.probs[-1], rtol=0, atol=max(1e-12, bound["probs"]))
+        np.testing.assert_allclose(A1[p], tr.A1[-1], rtol=0, atol=max(1e-12, bound["A1"]))
+
+
+@pytest.mark.parametrize("s", page.FACTORS)
+def test_linear_scaling_flattens_layer0_rather_than_shifting_it(s):
+    """The page: under linear scaling layer 0's peak moves s steps back but its lead over the
+    neighbours shrinks roughly by s^2, its weight there is far below the weight the circuit
+    needs, and the model seldom predicts the letter s places after the first A. The weights
+    from the sum of cosines in numpy; the lead's ratio bounded by (1 - cos x)/x^2 falling on
+    [0, pi] (so the ratio lies between s^2 (1 - cos 1)/(1/2) and s^2); the counts through
+    predict_last at the three shortest distances."""
+    cfg = Config()
+    theta = frequencies(cfg.d, cfg.base)
+    k = int(s)
+    delta = np.arange(page.PREVIOUS_AT)
+    f = cfg.alpha * np.cos(delta[:, None] * theta / s - theta).sum(axis=1)
+    w = np.exp(f - f.max())
+    w /= w.sum()
+    assert int(np.argmax(w)) == k
+    assert value(f"ctx-linear-peak-{k}") == f"{w[k]:.3f}"
+    assert value(f"ctx-linear-side-{k}") == f"{max(w[k - 1], w[k + 1]):.3f}"
+    threshold = float(value("ctx-ablation-threshold"))
+    assert w[k] < threshold and w[k] < 0.9  # "far below" the weight the circuit needs
+    f0 = cfg.alpha * np.cos(delta[:3, None] * theta - theta).sum(axis=1)
+    shrink = (f0[1] - f0[0]) / (f[k] - f[k - 1])
+    assert float(value(f"ctx-linear-shrink-{k}")) == pytest.approx(shrink, abs=0.051)
+    assert 2 * (1 - math.cos(1.0)) * s**2 < shrink <= s**2  # "roughly by s^2"
+    shifted, right, total = page.linear_copies(s)
+    assert total == int(value("ctx-linear-prompts")) == page.LINEAR_SHORTEST * page.PER_DISTANCE
+    D = page.distances()
+    assert value("ctx-linear-first") == f"{D[0]:,}"
+    assert value("ctx-linear-shortest") == f"{D[page.LINEAR_SHORTEST - 1]:,}"
+    assert shifted < total / 4 and right < total / 4  # neither the shifted letter nor B
+    # predict_last (forward's rows) agrees with the fast path on the three shortest distances
+    cfg_items = tuple(page.settings("linear", s).items())
+    fast = slow = 0
+    for g in page.distances()[:3]:
+        prompts = X.distance_prompts(g, page.PER_DISTANCE, page.SEED)
+        probs, _ = X.predict_last_many([p.text for p in prompts], **dict(cfg_items))
+        for p, i in zip(prompts, probs.argmax(axis=1), strict=True):
+            fast += VOCAB[int(i)] == p.text[k]
+            slow += last(p.text, cfg_items).prediction == p.text[k]
+    assert fast == slow <= shifted

@@ -1,11 +1,10 @@
 """Every registered figure renders, deterministically, with real alt text and a caption; every
-figure is shown by exactly one page, the page its module is named after; the figure cache
-renders only what changed, and its key covers exactly the code a figure depends on."""
+figure is shown by exactly one page, the page its module is named after. (The build's cache of
+figures is tested with the build, in test_docs_build.py.)"""
 
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -101,58 +100,3 @@ def test_figure_modules_are_named_after_existing_pages():
 @pytest.fixture
 def cheapest_figure() -> str:
     return min(IDS, key=lambda i: (len(repr(REGISTRY[i].kwargs)), i))
-
-
-def test_cache_renders_once_and_again_after_a_change(tmp_path, cheapest_figure, monkeypatch):
-    fig_id = cheapest_figure
-    data1, rendered1 = figures.render_cached(fig_id, tmp_path)
-    data2, rendered2 = figures.render_cached(fig_id, tmp_path)
-    assert (rendered1, rendered2) == (True, False)
-    assert data1 == data2
-    assert len(list(tmp_path.glob(f"{fig_id}-*.svg"))) == 1
-    monkeypatch.setattr(figures, "source_hash", lambda module: "changed")
-    data3, rendered3 = figures.render_cached(fig_id, tmp_path)
-    assert rendered3 and data3 == data1
-    files = list(tmp_path.glob(f"{fig_id}-*.svg"))
-    assert len(files) == 1, f"stale cache entries kept: {files}"
-    assert files[0].name == f"{fig_id}-{figures.cache_key(REGISTRY[fig_id])}.svg"
-
-
-def test_cache_key_covers_the_code_a_figure_depends_on(tmp_path, monkeypatch):
-    """Editing the model changes the key of every figure that runs it; editing one page's
-    figure module, or a module no figure imports, changes nothing else."""
-    copy = tmp_path / "rope_explained"
-    shutil.copytree(figures.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(figures, "PACKAGE_DIR", copy)
-    keys = {i: figures.cache_key(REGISTRY[i]) for i in IDS}
-    deps = {i: figures.module_dependencies(REGISTRY[i].func.__module__) for i in IDS}
-    uses_model = {i for i in IDS if "rope_explained.model" in deps[i]}
-    assert uses_model and uses_model != set(IDS), "some figures run the model, some do not"
-
-    monkeypatch.setattr(figures, "SOURCE_HASH_FILE", tmp_path / "source-hashes.json")
-    monkeypatch.setattr(figures, "_SOURCE_HASHES", {})
-    keys = {i: figures.cache_key(REGISTRY[i]) for i in IDS}  # computed, and stored
-
-    def edited(rel: str):
-        path = copy / rel
-        path.write_text(path.read_text() + "\n# edited\n")
-        try:
-            figures._SOURCE_HASHES.clear()  # as in a new process: only the stored hashes
-            return {i for i in IDS if figures.cache_key(REGISTRY[i]) != keys[i]}
-        finally:
-            path.write_text(path.read_text().removesuffix("\n# edited\n"))
-
-    assert edited("model.py") == uses_model
-    page_module = REGISTRY["rope-frequencies"].func.__module__
-    assert edited("figures/equations/rope.py") == {
-        i for i in IDS if REGISTRY[i].func.__module__ == page_module
-    }
-    (copy / "unrelated.py").write_text("x = 1\n")
-    assert {i for i in IDS if figures.cache_key(REGISTRY[i]) != keys[i]} == set()
-    assert edited("figures/__init__.py") == set(IDS), "the registry and renderer count for all"
-    # a new process with nothing edited since reads the stored hashes, not the import graph
-    figures._SOURCE_HASHES.clear()
-    assert {i: figures.cache_key(REGISTRY[i]) for i in IDS} == keys  # the edits undone
-    figures._SOURCE_HASHES.clear()
-    monkeypatch.setattr(figures, "module_dependencies", lambda module: 1 / 0)
-    assert {i: figures.cache_key(REGISTRY[i]) for i in IDS} == keys

@@ -11,8 +11,9 @@ import sys
 
 import numpy as np
 import pytest
+from configs import configs, rounding_bound, texts
 from conftest import ROOT
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rope_explained
@@ -27,6 +28,7 @@ from rope_explained import (
     induction_accuracy,
     induction_prompts,
     plane_reader,
+    predict_last,
     predict_next,
     rotation_matrix,
     tokenize,
@@ -368,3 +370,32 @@ def test_config_defaults_are_documented():
     for f in dataclasses.fields(Config):
         line = next(ln for ln in src.splitlines() if ln.strip().startswith(f"{f.name}:"))
         assert "#" in line, f.name
+
+
+# --- predict_last: checked against forward over every setting -----------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=configs(), text=texts(max_size=300))
+def test_predict_last_is_forwards_last_row_over_every_setting(config, text):
+    """predict_last against forward_tokens (through forward) over every setting of Config and
+    texts up to 300 letters (its layer 0 runs ROWS = 256 queries at a time, so a longer text
+    takes two blocks): the probabilities, the last query's layer-1 attention and the weights on
+    the key one step back to 1e-12, or to the rounding bound of forward's own numbers where
+    that is larger (tests/configs.py); the favourite keys where forward's pattern has no tie
+    to rounding. Both run the same numpy operations on the same weights, so they differ by a
+    few ulps of the probabilities (2e-14 at most seen)."""
+    tr = forward(text, **config)
+    lp = predict_last(text, **config)
+    bound = rounding_bound(tr)
+    T = len(tr.tokens)
+    assert lp.tokens == tr.tokens
+    for got, want, b in (
+        (lp.probs, tr.probs[-1], bound["probs"]),
+        (lp.attention1, tr.A1[-1], bound["A1"]),
+        (lp.previous, tr.A0[np.arange(1, T), np.arange(T - 1)], bound["A0"]),
+    ):
+        np.testing.assert_allclose(got, want, rtol=0, atol=max(1e-12, b))
+    for m in np.flatnonzero(lp.peak != np.argmax(tr.A0, axis=1)):
+        row = tr.A0[m, : m + 1]
+        assert abs(row[lp.peak[m]] - row.max()) <= 1e-12, m

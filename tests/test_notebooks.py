@@ -255,18 +255,16 @@ def _tagged_figures(path: Path) -> list[str]:
 
 
 def test_paper_figures_are_shown_by_the_notebook_pages():
-    """Each figure of the paper-to-code modules is shown by a tagged cell of its notebook, and the
-    two notebooks number chapter 10's figures 10.1, 10.2, ... once each."""
+    """Each figure of the paper-to-code modules is shown by a tagged cell of its notebook, and
+    each notebook numbers its chapter's figures 1, 2, ... once each."""
     registry = load_all()
     shown = {path: _tagged_figures(path) for path in (SOLUTION, EXERCISE)}
-    numbers = []
     for path, ids in shown.items():
         assert ids, f"{path.name} shows no figure"
-        meta = hook.notebook_meta(path)
-        for k, fig_id in enumerate(ids):
+        assert hook.notebook_meta(path).get("first_figure", 1) == 1
+        for fig_id in ids:
             assert registry[fig_id].page == f"paper-to-code/{path.stem}", fig_id
-            numbers.append(meta.get("first_figure", 1) + k)
-    assert sorted(numbers) == list(range(1, len(numbers) + 1))
+        assert len(set(ids)) == len(ids)
     pages = {f"paper-to-code/{path.stem}" for path in shown}
     ids = {i for i in registry if registry[i].page in pages}
     assert ids == {i for v in shown.values() for i in v}
@@ -286,10 +284,9 @@ def test_figure_cells_call_the_registered_function():
 
 
 def test_notebook_front_matter():
-    for path in (SOLUTION, EXERCISE):
-        meta = hook.notebook_meta(path)
-        assert meta["number"] == 10
-        assert meta["title"]
+    numbers = [hook.notebook_meta(path)["number"] for path in (SOLUTION, EXERCISE)]
+    assert numbers[1] == numbers[0] + 1  # the exercise version follows the worked notebook
+    assert all(hook.notebook_meta(path)["title"] for path in (SOLUTION, EXERCISE))
 
 
 def test_mark_math_matches_arithmatex_markup():
@@ -324,11 +321,12 @@ def test_built_notebook_page(site_dir, stem):
     # no script from another host, and nbconvert's loaders are gone
     assert not re.search(r"<script[^>]*src=[\"']?(https?:)?//", html)
     assert "cdnjs" not in html and "text/x-mathjax-config" not in html
-    # every display equation of the notebook is anchored and numbered (10.k)
+    # every display equation of the notebook is anchored and numbered (N.k) in its chapter N
+    number = hook.notebook_meta(NB_DIR / f"{stem}.py")["number"]
     labels = re.findall(r'<a id="(eq-[a-z0-9-]+)"></a>', (NB_DIR / f"{stem}.py").read_text())
     for k, label in enumerate(labels, start=1):
         m = re.search(rf'<div class="arithmatex" id="{label}"[^>]*>(.*?)</div>', html, re.DOTALL)
-        assert m and f"\\tag{{10.{k}}}" in m.group(1), label
+        assert m and f"\\tag{{{number}.{k}}}" in m.group(1), label
     # figures: anchored, with alt text and a numbered caption, drawn from a file (no inline image)
     path = NB_DIR / f"{stem}.py"
     first = hook.notebook_meta(path).get("first_figure", 1)
@@ -336,7 +334,7 @@ def test_built_notebook_page(site_dir, stem):
         m = re.search(rf'<figure class="rope-figure" id="fig-{fig_id}">(.*?)</figure>', html, re.S)
         assert m, fig_id
         assert re.search(rf'<img src="../../figures/{fig_id}.svg" alt="[^"]{{40,}}"', m.group(1))
-        assert f"Figure 10.{first + k}." in m.group(1)
+        assert f"Figure {number}.{first + k}." in m.group(1)
         assert (site_dir / "figures" / f"{fig_id}.svg").is_file()
     assert "data:image/png;base64,iVBOR" not in html.split("</style>")[-1], "an inline image"
     # two builds write the same page: no random cell ids
@@ -378,7 +376,8 @@ def test_browser_typesets_notebook_math(browser, site_url):
 
 
 def test_failing_cell_fails_the_build(tmp_path):
-    """With the site's mkdocs-jupyter settings, an exception in a cell stops ``--strict``."""
+    """With the site's mkdocs-jupyter settings and the notebook hook, which executes the
+    notebooks, an exception in a cell stops the build."""
     import yaml
 
     class _Loader(yaml.SafeLoader):
@@ -388,13 +387,24 @@ def test_failing_cell_fails_the_build(tmp_path):
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_Loader)
     (entry,) = [p for p in config["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p]
     settings = entry["mkdocs-jupyter"]
-    assert settings["execute"] is True and settings["allow_errors"] is False
+    assert settings["allow_errors"] is False
     docs = tmp_path / "docs" / "paper-to-code"
     docs.mkdir(parents=True)
     (tmp_path / "docs" / "index.md").write_text("# Home\n")
     (docs / "broken.py").write_text(
         textwrap.dedent(
             """\
+            # ---
+            # jupyter:
+            #   kernelspec:
+            #     display_name: Python 3
+            #     language: python
+            #     name: python3
+            #   rope_explained:
+            #     title: Broken
+            #     number: 1
+            # ---
+
             # %% [markdown]
             # # Broken
 
@@ -409,6 +419,7 @@ def test_failing_cell_fails_the_build(tmp_path):
         "site_dir": str(tmp_path / "site"),
         "nav": [{"Home": "index.md"}, {"Broken": "paper-to-code/broken.py"}],
         "plugins": [{"mkdocs-jupyter": settings}],
+        "hooks": [str(ROOT / "docs" / "hooks" / "notebooks.py")],
     }
     (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(minimal))
     proc = subprocess.run(
@@ -420,4 +431,5 @@ def test_failing_cell_fails_the_build(tmp_path):
         timeout=600,
     )
     assert proc.returncode != 0
+    assert "paper-to-code/broken.py: a cell failed" in proc.stderr
     assert "this cell fails on purpose" in proc.stderr

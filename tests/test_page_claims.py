@@ -18,7 +18,6 @@ the build fills in the text of the value function registered under that id
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 
 import hooklib  # docs/hooks/, put on sys.path by conftest.py
@@ -135,28 +134,6 @@ def test_value_ids_and_functions_follow_the_registry_rules(monkeypatch):
             h.compute()
     with pytest.raises(ValueError, match="unknown value_id 'fine-ld'; did you mean 'fine-id'"):
         figures.get_value("fine-ld")
-
-
-def test_value_cache_computes_a_value_once(tmp_path, monkeypatch):
-    value_id = "embedding-sigma-1"
-    spec = VALUES[value_id]
-    calls = []
-
-    def counting(**kwargs):
-        calls.append(kwargs)
-        return spec.func(**kwargs)
-
-    counting.__module__ = spec.func.__module__  # the same cache key
-    monkeypatch.setitem(figures.VALUES, value_id, dataclasses.replace(spec, func=counting))
-    first = figures.value_cached(value_id, tmp_path)
-    second = figures.value_cached(value_id, tmp_path)
-    assert first == (value(value_id), True) and second == (value(value_id), False)
-    assert len(calls) == 1
-    (path,) = tmp_path.glob(f"{value_id}-*.json")
-    assert json.loads(path.read_text())["text"] == value(value_id)
-    path.write_text("{not json")  # a damaged file is computed again, and replaced
-    assert figures.value_cached(value_id, tmp_path) == (value(value_id), True)
-    assert len(calls) == 2 and [p.name for p in tmp_path.glob(f"{value_id}-*")] == [path.name]
 
 
 # --- forward-pass/index.md and the home page -------------------------------------------------
@@ -814,14 +791,14 @@ def test_notes_bottleneck_table():
 
 
 def test_playground_slow_pair_turns_a_letter_step():
-    from rope_explained.examples import MAX_LETTERS
+    from rope_explained.examples import HEATMAP_MAX_LETTERS
 
     steps = {}
     for base in (1000, 10000):
         th = base ** (-62 / 64)
         agrees(f"playground-letter-step-{base}", (np.pi / 13) / th)
         steps[base] = number(value(f"playground-letter-step-{base}"))
-    assert steps[10000] > MAX_LETTERS > steps[1000]  # "longer than any text here"
+    assert steps[10000] > HEATMAP_MAX_LETTERS > steps[1000]  # "longer than any text here"
     # the 256-letter prompt: its last letter appeared once before; at base 1000 the prediction
     # goes wrong although layer 0 still looks perfect
     last = LONG_PROMPT[-1]
@@ -837,13 +814,13 @@ def test_playground_reference_set_spans_the_sliders():
     of the alpha and base sliders."""
     from playground_cases import reference_cases
 
-    from rope_explained.examples import ALPHA_RANGE, BASE_RANGE, MAX_LETTERS
+    from rope_explained.examples import ALPHA_RANGE, BASE_RANGE, HEATMAP_MAX_LETTERS
 
     cases = reference_cases()
     lengths = [len(c["text"]) for c in cases]
     alphas = [c["config"].get("alpha", 10.0) for c in cases]
     bases = [c["config"].get("base", 10000.0) for c in cases]
-    assert (min(lengths), max(lengths)) == (1, MAX_LETTERS)
+    assert (min(lengths), max(lengths)) == (1, HEATMAP_MAX_LETTERS)
     assert (min(alphas), max(alphas)) == ALPHA_RANGE
     assert (min(bases), max(bases)) == BASE_RANGE
     assert {c["config"].get("head", "induction") for c in cases} == {"induction", "rank1"}

@@ -281,3 +281,28 @@ def test_every_numbered_equation_of_the_notes_has_a_what():
         parts = re.split(r"% eq: [a-z0-9-]+", text)[1:]
         for part in parts:
             assert '!!! what "' in part, (name, part[:80])
+
+
+def test_pages_agree_on_what_has_been_run_of_experiment_5():
+    """Experiment 5 (turning RoPE off) is run here only as a stand-in on the hand-built model,
+    in the context-extension section the notes pages link to: that section exists, says it is a
+    stand-in, and its number comes from a run with layer 1 unrotated; no notes page says that
+    nothing of it has been run on this site."""
+    from rope_explained.figures.paper_to_code import context_extension as ctx
+
+    target = "../paper-to-code/context-extension.md#layer-1-without-rope"
+    for name in ("position-only-heads.md", "open-questions.md"):
+        text = page(name)
+        assert target in text, name
+        assert "None of these experiments has been run" not in text
+        assert "does not claim results" not in text
+    status = page("open-questions.md").split("Experiment 5, turning RoPE off")[1]
+    status = status.split("!!! question")[0]
+    assert "**Status.** Not run." not in status and target in status
+    extension = (ROOT / "docs" / "paper-to-code" / "context-extension.md").read_text("utf-8")
+    section = extension.split("### Layer 1 without RoPE")[1].split("\n## ")[0]
+    assert "stand-in" in section and "layer1_rotary=False" in section
+    assert '{{ value("ctx-norope-min") }}' in section
+    # the stand-in's number is a run without rotation in layer 1, and differs from the rotating
+    # model's (which fails past its limit): the section reports a result, not an idea
+    assert ctx.unrotated_layer1().min() > 0.5 > ctx.study()["rows"][None, None]["curve"].min()

@@ -3,7 +3,7 @@ the LLaMA layouts, and the credits of the drill the notebooks follow.
 
 The ramps are recomputed here from the YaRN paper's formula and from the reference code's
 (floor/ceil of the inverse turn-count formula), in numpy, and compared with the package, with
-Fig. 10.4 and with what the notebook says about them.
+Fig. 12.4 and with what the notebook says about them.
 """
 
 from __future__ import annotations
@@ -38,13 +38,13 @@ def code(path: Path) -> str:
 
 
 def paper_ramp() -> np.ndarray:
-    """(10.7): linear in the turns r_i = L theta_i / 2 pi, clipped to [0, 1]."""
+    """(12.7): linear in the turns r_i = L theta_i / 2 pi, clipped to [0, 1]."""
     r = L * base ** (-2 * np.arange(d // 2) / d) / (2 * math.pi)
     return np.clip((r - R_SLOW) / (R_FAST - R_SLOW), 0, 1)
 
 
 def code_ramp() -> np.ndarray:
-    """(10.8): linear in the pair index between floor(i(r_fast)) and ceil(i(r_slow))."""
+    """(12.8): linear in the pair index between floor(i(r_fast)) and ceil(i(r_slow))."""
 
     def index(r):  # the pair index at which pair i turns r times within L
         return d * math.log(L / (2 * math.pi * r)) / (2 * math.log(base))
@@ -93,7 +93,7 @@ def test_yarn_ramp_claims():
     # "where the paper's weight has fallen to about a half, the code's is still about 0.8"
     half = ramp[int(np.argmin(np.abs(paper_w[ramp] - 0.5)))]
     assert abs(paper_w[half] - 0.5) < 0.05 and abs(code_w[half] - 0.8) < 0.05
-    # "(10.8) is linear in log r_i", "(10.7) linear in r_i"
+    # "(12.8) is linear in log r_i", "(12.7) linear in r_i"
     r = L * frequencies(d, base) / (2 * math.pi)
     assert np.allclose(np.diff(code_w[ramp]), np.diff(code_w[ramp])[0])
     slope = np.diff(paper_w[ramp]) / np.diff(r[ramp])
@@ -102,7 +102,7 @@ def test_yarn_ramp_claims():
     text = markdown(SOLUTION)
     assert '"fig:paper-yarn-ramps"' in SOLUTION.read_text() or "paper-yarn-ramps" in code(SOLUTION)
     assert (
-        "`rope_explained.scaled_frequencies` uses [(10.8)](#eq-yarn-code), and so does Figure 10.4"
+        "`rope_explained.scaled_frequencies` uses [(12.8)](#eq-yarn-code), and so does Figure 12.4"
         in text
     )
 
@@ -161,4 +161,20 @@ def test_exercise_figure_numbering_follows_the_new_figure():
     ids = re.findall(r'tags=\["fig:([a-z0-9-]+)"\]', SOLUTION.read_text())
     assert ids[-1] == "paper-yarn-ramps" and len(ids) == 5
     text = markdown(EXERCISE)
-    assert "Figure 10.6 shows" in text and "Figures 10.1 to 10.5" in text
+    assert "Figure 13.1 shows" in text and "Figures 12.1 to 12.5" in text
+
+
+def test_exercise_names_every_package_the_package_needs():
+    """The exercise page says which packages pip brings: exactly the project's dependencies."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    deps = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
+    names = {re.split(r"[<>=!~ ;\[]", d, maxsplit=1)[0].replace("_", "-").lower() for d in deps}
+    text = " ".join((root / "docs" / "paper-to-code" / "roformer-exercise.py").read_text().split())
+    m = re.search(r"the (\w+) packages it needs: ([^)]*)\)", text.replace("# ", ""))
+    assert m, "the exercise page names the packages it needs"
+    named = {n.strip().replace("_", "-").lower() for n in re.split(r",| and ", m.group(2))}
+    named.discard("")
+    assert named == names
+    assert m.group(1) == {1: "one", 2: "two", 3: "three", 4: "four"}[len(names)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from pages import DOCS, agrees, number, previous_row_weights, value, value_kwargs
 
 from rope_explained import figures
@@ -158,3 +159,16 @@ def test_exercise_small_head():
     agrees("layer0-gap-d16", gap(16))
     agrees("layer0-alpha-d16", 10 * gap(64) / gap(16))
     assert gap(16) < gap(64) and frequencies(16)[0] == frequencies(64)[0] == 1.0
+
+
+def test_no_offset_within_ten_to_the_five_comes_closer_than_the_neighbours():
+    """Chapter 3: over the 10^5 offsets on either side of Delta = -1 none scores closer to 32
+    than the neighbours Delta = 0 and -2; the score is even in Delta + 1, so one side suffices
+    (checked on a sample of the other side). The two neighbours' scores agree to rounding
+    (rel 1e-15: cos(x) and cos(-x) are computed alike)."""
+    far = previous_token_scores(np.arange(2, 10**5 + 1, dtype=np.float64))  # Delta + 1 >= 2
+    near = previous_token_scores(np.array([1.0, -1.0]))  # Delta = 0 and Delta = -2
+    assert near[0] == pytest.approx(near[1], rel=1e-15)
+    assert far.max() < near.min() < 32
+    sample = np.arange(2, 10**5 + 1, 997, dtype=np.float64)
+    np.testing.assert_allclose(previous_token_scores(-sample), previous_token_scores(sample))

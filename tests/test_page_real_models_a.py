@@ -265,3 +265,39 @@ def test_partial_previous_score_is_the_formula_plus_a_constant(pct):
         formula = 10.0 * np.cos(np.outer(n - m + 1.0, theta)).sum(axis=1)
         rest = tr.scores0[m, : m + 1] - formula
         assert np.ptp(rest) < 1e-9, m
+
+
+def test_cross_terms_remain_for_the_identity():
+    """The deriving page: the cross term x^T M p_n is there for M = I too, changing with the
+    key's absolute position for any nonzero content; p_m^T p_n depends on the offset alone."""
+    from rope_explained.sinusoidal import sinusoidal_positions
+
+    d, T = 64, 48
+    p = sinusoidal_positions(T, d)  # (T, d)
+    for letter in VOCAB:
+        x = embedding_matrix(d)[VOCAB.index(letter)]
+        cross = p @ x  # x^T I p_n for n = 0..T-1
+        assert np.ptp(cross) > 0.1 * np.linalg.norm(x)  # moves with n, far above rounding
+    gram = p @ p.T
+    for k in range(1, 4):  # constant along each diagonal, up to rounding of sums of cosines
+        assert np.ptp(np.diagonal(gram, k)) < 1e-12
+
+
+def test_decoding_caches_values_before_the_output_map():
+    """The decoding page: the cache holds W_v h (d numbers per head) and W_o comes after the
+    weighted sum, which equals caching V h = W_o W_v h by linearity (rounding only: rtol 1e-12
+    for sums of a few dozen terms of size about 1)."""
+    from rope_explained.decoding import decode
+    from rope_explained.model import Config, build_weights
+
+    steps = decode("abcab")
+    cache = steps[-1].cache
+    W = build_weights(Config()).L0
+    cfg = Config()
+    assert cache.v0.shape == (len(cache.tokens), cfg.d)
+    tr = forward("abcab")
+    np.testing.assert_allclose(cache.v0, tr.h0 @ W.W_v.T, rtol=1e-12, atol=1e-12)
+    V = W.W_o @ W.W_v  # (D, D)
+    after = (tr.A0 @ cache.v0) @ W.W_o.T
+    before = tr.A0 @ (tr.h0 @ V.T)
+    np.testing.assert_allclose(after, before, rtol=1e-12, atol=1e-12)

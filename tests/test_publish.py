@@ -587,7 +587,7 @@ def test_numbered_equations_and_figures_have_unique_anchors(site_dir, site_pages
         )
         numbers = []
         for fig_id, body in figures:
-            number = re.search(r'rope-figure__number">Figure (\d+\.\d+)\.<', body)
+            number = re.search(r'rope-figure__number"[^>]*>Figure (\d+\.\d+)\.<', body)
             assert number, f"{path}#{fig_id}: no number"
             numbers.append(number.group(1))
             alt = re.search(r'<img [^>]*alt="([^"]*)"', body).group(1)

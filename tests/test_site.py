@@ -415,14 +415,15 @@ def test_search_index_leaves_out_copies(site_dir):
 
 
 def test_pages_link_only_the_plugin_files_they_use(site_dir, site_pages):
-    """print-site's style sheets and script on the print edition only, mkdocstrings' style
-    sheet on the pages with API documentation (the reference and the print edition)."""
+    """The print edition's style sheet on the print edition only, mkdocstrings' style sheet on
+    the pages with API documentation (the reference and the print edition); no page loads a
+    script for the print edition."""
     for path in site_pages:
         html = (site_dir / path / "index.html").read_text(encoding="utf-8")
         head = html.partition("</head>")[0]
         is_print = path.startswith("print_page")
-        for name in ("css/print-site.css", "css/print-site-material.css", "js/print-site.js"):
-            assert (name in html) == is_print, f"{path or 'home'}: {name}"
+        assert ("assets/stylesheets/print-page.css" in head) == is_print, path or "home"
+        assert "print-site" not in html.replace('id="print-site-', ""), path or "home"
         has_api = 'class="doc doc-' in html
         module_page = path.startswith("reference/") and path != "reference/"  # not the index
         assert has_api == (is_print or module_page), path

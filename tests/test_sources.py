@@ -116,8 +116,11 @@ def _paragraphs(text: str):
     """The paragraphs of a page: blocks between blank lines, each list item and each table row
     on its own."""
     block: list[str] = []
-    for line in [*text.splitlines(), ""]:
+    lines = [*text.splitlines(), ""]
+    for i, line in enumerate(lines):
         is_row = line.lstrip().startswith("|")
+        if is_row and i + 1 < len(lines) and re.fullmatch(r"\s*\|[\s|:-]+\|\s*", lines[i + 1]):
+            continue  # a table's header names its columns; it states nothing
         if re.match(r"\s*(?:[*-]|\d+\.)\s", line) and block:
             yield " ".join(block)
             block = []

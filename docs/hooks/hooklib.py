@@ -33,10 +33,8 @@ Page conventions (a page opts in with ``number:`` in its front matter; a noteboo
 
 from __future__ import annotations
 
-import hashlib
 import html
 import importlib
-import json
 import multiprocessing
 import os
 import posixpath
@@ -46,7 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree as etree
 
-ROOT = Path(__file__).resolve().parents[2]  # the repository: docs/hooks/ -> docs/ -> root
+import cache
+
+ROOT = cache.ROOT
+PACKAGE = "rope_explained"
 FIGURES_DEST = "figures"
 LABEL = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 RE_LABEL_LINE = re.compile(r"^%\s*eq:\s*(?P<label>\S+)\s*$")
@@ -69,43 +70,54 @@ RE_NOTEBOOK_FIGURE = re.compile(rf"""^# %%.*\btags=\[[^\]]*["']fig:(?P<id>{LABEL
 
 
 def _package_stamp() -> tuple:
-    files = sorted((ROOT / "rope_explained").rglob("*.py"))
+    """Name, time and size of each source file of the package (not its ``__pycache__``)."""
+    files = sorted(p for p in (ROOT / PACKAGE).rglob("*") if p.suffix in (".py", ".mplstyle"))
     return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
 
 
 _LOADED: dict[str, tuple] = {}
 
 
-def load_figures():
-    """``rope_explained.figures`` with every figure registered, from this repository.
+def package():
+    """The package ``rope_explained``, as this repository's source has it now.
 
-    The package is imported from the checkout that holds this ``mkdocs.yml`` even when another
-    copy is installed (a second checkout, a scratch copy that ``mike`` builds). ``mkdocs serve``
-    keeps one Python process for all its rebuilds: when the package's source changed since the
-    last build, its modules are dropped so that the figures are drawn by the new code (their
-    cache keys already follow the source). The source is looked at once per build (the
-    first call after :meth:`Build.reset`).
+    Every hook that reads the package calls this in its event handlers (never at import: MkDocs
+    imports a hook once per process, and ``mkdocs serve`` rebuilds in that process). The first
+    call of a build (after :meth:`Build.reset`) looks at the package's files; when one changed
+    since the last build, the package's modules are dropped and imported again, so that every
+    figure, value and data file of the build comes from the new code. The package is imported
+    from the checkout that holds this ``mkdocs.yml`` even when another copy is installed (a
+    second checkout, a scratch copy that ``mike`` builds).
     """
-    if BUILD.figures is not None:
-        return BUILD.figures
+    if BUILD.package is not None:
+        return BUILD.package
     stamp = _package_stamp()
-    loaded = sys.modules.get("rope_explained")
+    loaded = sys.modules.get(PACKAGE)
     stale = _LOADED.get("stamp") not in (None, stamp)
     if loaded is not None and (stale or Path(loaded.__file__).resolve().parents[1] != ROOT):
-        for name in [n for n in sys.modules if n.split(".")[0] == "rope_explained"]:
+        for name in [n for n in sys.modules if n.split(".")[0] == PACKAGE]:
             del sys.modules[name]
     _LOADED["stamp"] = stamp
     sys.path.insert(0, str(ROOT))
     try:
-        figures = importlib.import_module("rope_explained.figures")
+        module = importlib.import_module(PACKAGE)
     finally:
         sys.path.remove(str(ROOT))
-    where = Path(figures.__file__).resolve().parents[2]
+    where = Path(module.__file__).resolve().parents[1]
     if where != ROOT:
-        raise ImportError(f"rope_explained is imported from {where}, not from {ROOT}")
-    figures.load_all()
-    BUILD.figures = figures
-    return figures
+        raise ImportError(f"{PACKAGE} is imported from {where}, not from {ROOT}")
+    BUILD.package = module
+    return module
+
+
+def load_figures():
+    """``rope_explained.figures`` of :func:`package`, with every figure and value registered."""
+    if BUILD.figures is None:
+        package()
+        figures = importlib.import_module(f"{PACKAGE}.figures")
+        figures.load_all()
+        BUILD.figures = figures
+    return BUILD.figures
 
 
 # --------------------------------------------------------------------------------------------
@@ -285,7 +297,10 @@ class Build:
     values_computed: int = 0
     values_cached: int = 0
     md_config: tuple = ((), {})
+    package: object = None  # rope_explained, once package() has imported it this build
     figures: object = None  # rope_explained.figures, once load_figures() has loaded it
+    sources: dict[str, bytes] = field(default_factory=dict)  # module -> its dependencies' source
+    versions: str = ""  # of the libraries that draw and compute, read once per build
     markdown: object = None  # the Markdown converter of captions and code (private_markdown)
 
     def reset(self) -> None:
@@ -343,11 +358,61 @@ def add_page(index: PageIndex, registry: dict, values: dict | None = None) -> li
     return problems
 
 
+def entry_key(spec) -> str:
+    """The cache key of a figure or a value (a spec of the package's registries): its id and
+    arguments, the source of its module and of every module of the package that module imports
+    (``figures.module_dependencies``), the figures' style, and numpy's and matplotlib's
+    versions. Editing the model redraws every figure that runs it; editing one page's module
+    redraws that page's figures only."""
+    figures = load_figures()
+    module = spec.func.__module__
+    if module not in BUILD.sources:
+        paths = []
+        for name in figures.module_dependencies(module):
+            rel = Path(*name.split("."))
+            init = ROOT / rel / "__init__.py"
+            paths.append(init if init.is_file() else ROOT / rel.with_suffix(".py"))
+        BUILD.sources[module] = cache.source(*paths, Path(figures.STYLE_FILE))
+    if not BUILD.versions:
+        BUILD.versions = cache.versions("numpy", "matplotlib")
+    kind = "figure" if isinstance(spec, figures.FigureSpec) else "value"
+    return cache.key(
+        kind,
+        spec.id,
+        repr(sorted(spec.kwargs.items())),
+        BUILD.sources[module],
+        BUILD.versions,
+    )
+
+
+def _figure(fig_id: str) -> tuple[bytes, bool]:
+    """The SVG of a figure and whether it had to be drawn (else it came from the cache)."""
+    figures = load_figures()
+    k = entry_key(figures.get(fig_id))
+    data = cache.read("figures", fig_id, k, "svg")
+    if data is not None:
+        return data, False
+    data = figures.render_bytes(fig_id, "svg")
+    cache.write("figures", fig_id, k, "svg", data)
+    return data, True
+
+
+def _value(value_id: str) -> tuple[str, bool]:
+    """The text of a value and whether it had to be computed (else it came from the cache)."""
+    figures = load_figures()
+    k = entry_key(figures.get_value(value_id))
+    data = cache.read("values", value_id, k, "txt")
+    if data is not None and data.strip():
+        return data.decode("utf-8"), False
+    text = figures.get_value(value_id).compute()
+    cache.write("values", value_id, k, "txt", text.encode("utf-8"))
+    return text, True
+
+
 def figure_svg(fig_id: str) -> bytes:
-    """The SVG of a figure, rendered once per build through the package's figure cache."""
+    """The SVG of a figure, drawn once per build through the cache."""
     if fig_id not in BUILD.svgs:
-        figures = load_figures()
-        data, rendered = figures.render_cached(fig_id)
+        data, rendered = _figure(fig_id)
         BUILD.svgs[fig_id] = data
         if rendered:
             BUILD.rendered += 1
@@ -386,9 +451,8 @@ def _page_in_worker(job: tuple[list[str], list[str]]) -> tuple[dict, dict]:
     :func:`prepare_pages`): one process per page, so that a page's values and figures share
     the expensive runs the package caches per process."""
     value_ids, fig_ids = job
-    figures = load_figures()
-    values = {v: figures.value_cached(v) for v in value_ids}
-    svgs = {f: figures.render_cached(f)[0] for f in fig_ids}
+    values = {v: _value(v) for v in value_ids}
+    svgs = {f: _figure(f)[0] for f in fig_ids}
     return values, svgs
 
 
@@ -408,19 +472,15 @@ def prepare_pages(pages: list[tuple[list[str], list[str]]], workers: int | None 
     for value_ids, fig_ids in pages:
         missing = []
         for fig_id in dict.fromkeys(fig_ids):
-            key = figures.cache_key(figures.get(fig_id))
-            if (
-                fig_id not in BUILD.svgs
-                and not (figures.CACHE_DIR / f"{fig_id}-{key}.svg").is_file()
-            ):
+            k = entry_key(figures.get(fig_id))
+            if fig_id not in BUILD.svgs and not cache.path("figures", fig_id, k, "svg").is_file():
                 missing.append(fig_id)
         new_values = [
             value_id
             for value_id in dict.fromkeys(value_ids)
             if value_id not in BUILD.values
-            and not (
-                figures.VALUE_CACHE_DIR
-                / f"{value_id}-{figures.cache_key(figures.get_value(value_id))}.json"
+            and not cache.path(
+                "values", value_id, entry_key(figures.get_value(value_id)), "txt"
             ).is_file()
         ]
         if missing or new_values:  # cached values and figures are read as the pages need them
@@ -453,11 +513,10 @@ def _collect(results) -> None:
 
 
 def value_text(value_id: str) -> str:
-    """The text of a value, computed once per build through the package's value cache."""
+    """The text of a value, computed once per build through the cache."""
     if value_id not in BUILD.values:
-        figures = load_figures()
         try:
-            text, computed = figures.value_cached(value_id)
+            text, computed = _value(value_id)
         except ValueError as err:  # an unknown id (add_page reports those before any page)
             raise BuildError(str(err)) from err
         BUILD.values[value_id] = text
@@ -577,151 +636,18 @@ def figure_html(fig_id: str, page_src: str, page_url: str) -> str:
             f"    {fence}python\n{code}\n    {fence}\n"
         )
 
-    # the function's source is part of its module's, which the figure's cache key covers
-    key = FIGURE_CODE.key(number, spec.qualname, load_figures().cache_key(spec))
-    details = FIGURE_CODE(key, code_block)
+    details = code_block()
     # the code is shown here, under its figure; searches find the prose around it
     details = details.replace("<details ", "<details data-search-exclude ", 1)
     alt = html.escape(substitute_values(spec.alt), quote=True)
     return (
+        f'<span class="rope-alias" id="fig-{number}"></span>'
         f'<figure class="rope-figure" id="fig-{fig_id}">\n'
         f'<a class="rope-figure__image" href="{url}" title="Open Figure {number} full size">'
         f'<img src="{url}" alt="{alt}" width="{width}" height="{height}"></a>\n'
-        f'<figcaption><span class="rope-figure__number">Figure {number}.</span> {caption} '
+        f'<figcaption><a class="rope-figure__number" href="#fig-{fig_id}" '
+        f'title="Link to Figure {number}">Figure {number}.</a> {caption} '
         f'<a class="rope-figure__download" href="{url}" download="{fig_id}.svg">'
         f"Download SVG</a></figcaption>\n"
         f"{details}\n</figure>"
     )
-
-
-def content_hash(*parts: bytes) -> str:
-    """A short hash of some bytes (cache keys of executed notebooks and the like)."""
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(part)
-    return h.hexdigest()[:20]
-
-
-# --------------------------------------------------------------------------------------------
-# What deterministic steps of the build returned, kept between builds
-# --------------------------------------------------------------------------------------------
-
-MEMO_DIR = ROOT / ".cache" / "memo"
-
-
-class Memo:
-    """What one deterministic step of the build returned for each of its inputs, kept in
-    ``.cache/memo/site/<name>.json`` so that a build with nothing changed does not redo it (a
-    site whose pages are not this repository's ``docs/``, such as a test's, keeps its own
-    folder beside ``site/``).
-
-    A key (:meth:`key`) is a hash of everything the step reads for one input; the *salt*
-    (:meth:`begin`) is a hash of what it reads for every input: the versions of the libraries
-    that do the work, the configuration, the hook's own source. A different salt starts empty.
-    Values are JSON. :meth:`save` keeps only the entries the build used, so the file holds one
-    build's worth. ``mkdocs serve`` keeps the entries in memory between its rebuilds.
-    """
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.path = MEMO_DIR / "site" / f"{name}.json"
-        self.salt: str | None = None
-        self.entries: dict[str, object] = {}
-        self.used: set[str] = set()
-        self.added = 0
-        self.hits = 0
-
-    def begin(self, config, *salt: str | bytes) -> None:
-        """Start a build of the site of ``config``: read the file if the salt changed (or on the
-        first build)."""
-        docs = Path(config.docs_dir).resolve()
-        site = "site" if docs == ROOT / "docs" else content_hash(str(docs).encode())
-        path = MEMO_DIR / site / f"{self.name}.json"
-        salt_hash = content_hash(*(s.encode() if isinstance(s, str) else s for s in salt))
-        if salt_hash != self.salt or path != self.path:
-            self.path = path
-            self.salt, self.entries = salt_hash, {}
-            try:
-                stored = json.loads(self.path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                stored = {}
-            if isinstance(stored, dict) and stored.get("salt") == salt_hash:
-                self.entries = dict(stored.get("entries") or {})
-        self.used, self.added, self.hits = set(), 0, 0
-
-    @staticmethod
-    def key(*parts: str | bytes) -> str:
-        """A hash of ``parts`` (each one's length is hashed too, so no two splits collide)."""
-        h = hashlib.sha256()
-        for part in parts:
-            data = part.encode() if isinstance(part, str) else part
-            h.update(f"{len(data)}:".encode())
-            h.update(data)
-        return h.hexdigest()[:32]
-
-    def get(self, key: str):
-        """The stored value of ``key``, or None."""
-        if key in self.entries:
-            self.used.add(key)
-            self.hits += 1
-            return self.entries[key]
-        return None
-
-    def keep(self, keys) -> None:
-        """Count ``keys`` as used by this build (a later step needs them, not this one)."""
-        self.used.update(k for k in keys if k in self.entries)
-
-    def put(self, key: str, value) -> None:
-        self.entries[key] = value
-        self.used.add(key)
-        self.added += 1
-
-    def __call__(self, key: str, compute):
-        """The stored value of ``key``, or ``compute()`` (then stored)."""
-        value = self.get(key)
-        if value is None:
-            value = compute()
-            self.put(key, value)
-        return value
-
-    def save(self) -> None:
-        """Write the entries this build used (if they differ from what the file holds)."""
-        if self.salt is None or (not self.added and len(self.used) == len(self.entries)):
-            return
-        self.entries = {k: self.entries[k] for k in sorted(self.used)}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(
-            json.dumps({"salt": self.salt, "entries": self.entries}, separators=(",", ":")),
-            encoding="utf-8",
-        )
-        tmp.replace(self.path)
-        self.added = 0
-
-
-def versions(*names: str) -> str:
-    """``"name version ..."`` of some installed distributions ("none" for a missing one): a salt."""
-    from importlib import metadata
-
-    out = []
-    for name in names:
-        try:
-            out.append(f"{name} {metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            out.append(f"{name} none")
-    return " ".join(out)
-
-
-def source_of(*paths: Path) -> bytes:
-    """The bytes of some files (every ``*.py`` under a folder), in a stable order: a salt."""
-    out = []
-    for path in paths:
-        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
-        for file in files:
-            name = file.relative_to(ROOT) if file.is_relative_to(ROOT) else file.name
-            out.append(str(name).encode() + b"\0" + file.read_bytes())
-    return b"\0".join(out)
-
-
-#: The rendered code block under each figure (highlighting it is most of a figure block's time).
-FIGURE_CODE = Memo("figure-code")

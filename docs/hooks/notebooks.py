@@ -1,12 +1,17 @@
 r"""MkDocs hook for the notebook pages that mkdocs-jupyter renders (``docs/paper-to-code/*.py``).
 
-mkdocs-jupyter executes each notebook and converts it with nbconvert. This hook adds what the
-site needs around that, and returns at once on every other page:
+mkdocs-jupyter converts each notebook to HTML with nbconvert. This hook runs the notebooks
+for it, and adds what the site needs around them; it returns at once on every other page:
 
-* **Cached runs.** The plugin caches a converted notebook by the notebook's text; its outputs
-  also depend on the package, so the cache folder is named after a hash of the package's
-  source (and of numpy's and matplotlib's versions): a build with nothing changed executes no
-  notebook, a change to either re-executes.
+* **Cached runs.** The hook executes each notebook with nbclient (``NotebookClient``, a kernel
+  of the Python that runs MkDocs) before any page renders, and hands mkdocs-jupyter the
+  executed notebook (the page's ``File.abs_src_path`` points at it; the plugin itself executes
+  nothing). The kernel's printed text is kept as one output per stream and cell
+  (``coalesce_streams``): a cell that prints several lines may send them in one message or
+  several, depending on timing, and two runs must give the same page. An executed notebook is
+  kept in the build's cache (``cache.py``), keyed by the notebook's text, the package's source
+  and the versions of the libraries that run and draw: a build with nothing changed executes
+  no notebook, a change to either executes it again.
 * **Front matter.** A notebook keeps its ``title`` and ``number`` (the chapter number) in its
   jupytext header, under ``jupyter: rope_explained:``; they become ``page.meta``, as the front
   matter of a Markdown page does.
@@ -27,44 +32,48 @@ site needs around that, and returns at once on every other page:
   cached by the browser across them; only the rules whose classes occur on a notebook page are
   kept, and only the custom properties that some kept rule (or the theme's CSS) reads.
 * **Downloads.** Links to the notebook as ``.ipynb`` (written at build time from the ``.py``
-  source, without outputs, with stable cell ids) and as the jupytext ``.py`` script (copied by
-  mkdocs-jupyter's ``include_source``), placed under the page's title.
+  source, without outputs, with stable cell ids) and as the jupytext ``.py`` script (copied
+  beside it), placed under the page's title.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import html
 import logging
 import os
 import re
 import shutil
-from importlib import metadata
 from pathlib import Path
 
+import cache
 import jupytext
+import nbformat
 import tinycss2
 from hooklib import (
     BUILD,
+    PACKAGE,
     ROOT,
     BuildError,
-    Memo,
     add_page,
     figure_html,
     figure_svg,
     load_figures,
     relative_url,
     scan_notebook,
-    source_of,
 )
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 log = logging.getLogger("mkdocs.hooks.notebooks")
 
 NOTEBOOK_DIR = "paper-to-code/"
-CACHE_ROOT = ROOT / ".cache" / "notebooks"
+#: Seconds a cell may run.
+CELL_TIMEOUT = 600
+#: The libraries whose versions an executed notebook's outputs depend on.
+LIBRARIES = ("numpy", "matplotlib", "nbclient", "ipykernel", "jupytext", "nbformat")
 RE_NBCONVERT_MATHJAX = re.compile(
     r'\s*<!-- Load mathjax -->\s*<script src="[^"]*">\s*</script>'
     r'\s*<!-- MathJax configuration -->\s*<script type="text/x-mathjax-config">.*?</script>'
@@ -91,6 +100,7 @@ RE_DISPLAY = re.compile(
 RE_INLINE = re.compile(r"(?<![\\$])\$(?P<tex>[^$]+?)(?<![\\\s])\$(?!\$)")
 
 RE_TEMPLATE_STYLE = re.compile(r"\s*<style[^>]*>(.*?)</style>", re.DOTALL | re.IGNORECASE)
+RE_TRAILING_STYLE = re.compile(r"\s*<style[^>]*>(.*?)</style>\s*\Z", re.DOTALL | re.IGNORECASE)
 NOTEBOOK_WRAPPER = '<div class="jupyter-wrapper">'
 NOTEBOOK_CSS = "stylesheets/notebook.css"
 RE_CLASS_ATTR = re.compile(r"""\bclass=(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""")
@@ -138,72 +148,59 @@ def notebook_meta(path: str | Path) -> dict:
     return meta
 
 
-def package_hash() -> str:
-    """What a notebook's outputs depend on besides its own text: the package's source files,
-    this hook, and the versions of the libraries that compute and draw and convert."""
-    h = hashlib.sha256()
-    package = ROOT / "rope_explained"
-    for path in sorted(package.rglob("*")):
-        if path.suffix in {".py", ".mplstyle"} and "__pycache__" not in path.parts:
-            h.update(path.relative_to(package).as_posix().encode())
-            h.update(path.read_bytes())
-    h.update(Path(__file__).read_bytes())  # how this hook has the notebooks run
-    for dist in ("numpy", "matplotlib", "nbconvert", "mkdocs-jupyter"):
-        h.update(f"{dist} {metadata.version(dist)}".encode())
-    return h.hexdigest()[:20]
+def executed(path: Path, kernel_name: str, source: bytes) -> Path:
+    """The notebook at ``path`` (a jupytext script) with its outputs: executed in ``path``'s
+    folder with nbclient, or taken from the cache. ``source``: the package's source, part of
+    the key. Cells get stable ids (``cell-0``, ...) and no timing metadata, so that one key
+    always holds the same file.
 
-
-def _coalesce_streams() -> None:
-    """Have the kernel's printed text kept as one output per stream and cell.
-
-    A cell that prints several lines may send them in one message or several, depending on
-    timing; nbconvert shows each message as its own output block, so two runs of the same
-    notebook could give different pages. nbclient merges them when ``coalesce_streams`` is on;
-    mkdocs-jupyter builds its own nbconvert configuration (replacing any configuration file),
-    so the setting is added to the configuration it builds."""
-    from mkdocs_jupyter import nbconvert2
-
-    build_app = nbconvert2.get_nbconvert_app
-    if getattr(build_app, "coalesces_streams", False):
-        return
-
-    def get_nbconvert_app(*args, **kwargs):
-        app = build_app(*args, **kwargs)
-        app.config["ExecutePreprocessor"]["coalesce_streams"] = True
-        return app
-
-    get_nbconvert_app.coalesces_streams = True
-    nbconvert2.get_nbconvert_app = get_nbconvert_app
-
-
-#: The class names each page carries (the print page, the whole site, takes a tenth of a second).
-CLASSES = Memo("notebook-classes")
+    Raises:
+        nbclient.exceptions.CellExecutionError: when a cell fails.
+    """
+    text = path.read_bytes()
+    k = cache.key(
+        "notebook", text, source, kernel_name, str(CELL_TIMEOUT), cache.versions(*LIBRARIES)
+    )
+    name = path.stem
+    if cache.read("notebooks", name, k, "ipynb") is None:
+        nb = jupytext.read(path)
+        for i, cell in enumerate(nb.cells):
+            cell["id"] = f"cell-{i}"
+        client = NotebookClient(
+            nb,
+            kernel_name=kernel_name,
+            timeout=CELL_TIMEOUT,
+            allow_errors=False,
+            coalesce_streams=True,
+            record_timing=False,
+            resources={"metadata": {"path": str(path.parent)}},
+        )
+        log.info("notebooks: executing %s", path.name)
+        client.execute()
+        cache.write("notebooks", name, k, "ipynb", nbformat.writes(nb).encode("utf-8"))
+    return cache.path("notebooks", name, k, "ipynb")
 
 
 def on_config(config, **kwargs):
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None:
         return config
-    CLASSES.begin(config, source_of(Path(__file__).resolve()))
-    if plugin.config["allow_errors"]:
-        raise PluginError("mkdocs-jupyter must keep allow_errors: false (a failing cell fails)")
+    if plugin.config["allow_errors"] or plugin.config["execute"] or plugin.config.get("cache"):
+        raise PluginError(
+            "mkdocs-jupyter must keep allow_errors, execute and cache false: "
+            "docs/hooks/notebooks.py runs the notebooks (a failing cell fails the build) and "
+            "keeps them in the build's cache"
+        )
     # the notebooks' kernels import the package from this checkout, whatever else is installed
     path = os.environ.get("PYTHONPATH", "")
     if str(ROOT) not in path.split(os.pathsep):
         os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), path)))
-    _coalesce_streams()
-    cache_dir = CACHE_ROOT / package_hash()
-    plugin.config["cache"] = True
-    plugin.config["cache_dir"] = str(cache_dir)
-    if CACHE_ROOT.is_dir():  # runs of an older package can never be used again
-        for old in CACHE_ROOT.iterdir():
-            if old != cache_dir and old.is_dir():
-                shutil.rmtree(old, ignore_errors=True)
     return config
 
 
 def on_files(files, config, **kwargs):
-    """Number each notebook's figures (after numbering.py has indexed the Markdown pages)."""
+    """Number each notebook's figures (after numbering.py has indexed the Markdown pages), and
+    run each notebook (or take its run from the cache) for mkdocs-jupyter to convert."""
     _notebooks.clear()
     registry = load_figures().REGISTRY
     problems = []
@@ -220,13 +217,23 @@ def on_files(files, config, **kwargs):
         _notebooks[file.src_uri] = Path(file.abs_src_path)
     if problems:
         raise PluginError("Notebook figure problems:\n  " + "\n  ".join(problems))
+    plugin = config.plugins.get("mkdocs-jupyter")
+    if plugin is not None and _notebooks:
+        source = cache.source(ROOT / PACKAGE)
+        for src_uri, path in sorted(_notebooks.items()):
+            try:
+                run = executed(path, plugin.config["kernel_name"] or "python3", source)
+            except CellExecutionError as err:
+                raise PluginError(f"{src_uri}: a cell failed:\n{err}") from err
+            # mkdocs-jupyter renders the notebook at the file's path: the executed one
+            files.get_file_from_path(src_uri).abs_src_path = str(run)
     return files
 
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
     if not is_notebook(page):
         return None
-    meta = notebook_meta(page.file.abs_src_path)
+    meta = notebook_meta(_notebooks[page.file.src_uri])
     page.meta.update({k: v for k, v in meta.items() if k != "first_figure"})
     for fig_id in BUILD.pages[page.file.src_uri].figures:
         figure_svg(fig_id)
@@ -448,7 +455,8 @@ def slim_css(css: str, classes: set[str], elsewhere: str = "") -> str:
 
 def extract_styles(html_text: str, href: str) -> str:
     """Take nbconvert's ``<style>`` blocks out of a notebook page (those before the notebook
-    itself) into :data:`_styles`, and link the shared style sheet at ``href`` instead."""
+    itself, and one after it) into :data:`_styles`, and link the shared style sheet at ``href``
+    instead."""
     head_end = html_text.find(NOTEBOOK_WRAPPER)
     if head_end < 0:
         raise PluginError("a notebook page without nbconvert's notebook wrapper")
@@ -457,11 +465,17 @@ def extract_styles(html_text: str, href: str) -> str:
         if css not in _styles:
             _styles.append(css)
     head = RE_TEMPLATE_STYLE.sub("", head)
+    tail = html_text[head_end:]
+    end = RE_TRAILING_STYLE.search(tail)  # what nbconvert adds after an .ipynb's page
+    if end is not None:
+        if end[1] not in _styles:
+            _styles.append(end[1])
+        tail = tail[: end.start()]
     link = f'<link rel="stylesheet" href="{html.escape(href)}">\n'
-    return head + link + html_text[head_end:]
+    return head + link + tail
 
 
-@event_priority(50)  # before other plugins (print-site keeps a copy of each page's content)
+@event_priority(50)  # before the math is marked (typeset.py, priority 10)
 def on_page_content(html_text, page, config, files, **kwargs):
     if not is_notebook(page):
         return None
@@ -500,30 +514,23 @@ def write_notebook_css(site: Path) -> None:
     classes: set[str] = set()
     for page in [*_notebook_pages, site / "print_page" / "index.html"]:
         if Path(page).is_file():
-            text = Path(page).read_text(encoding="utf-8")
-            classes.update(CLASSES(CLASSES.key(text), lambda text=text: sorted(html_classes(text))))
+            classes.update(html_classes(Path(page).read_text(encoding="utf-8")))
     theme_css = "".join(
         p.read_text(encoding="utf-8", errors="replace")
         for p in sorted((site / "assets" / "stylesheets").glob("*.css"))
         + sorted((site / "stylesheets").glob("*.css"))
         if p.name != Path(NOTEBOOK_CSS).name
     )
-    # slimming takes seconds: the result is kept, named after what it depends on
-    h = hashlib.sha256(Path(__file__).read_bytes())  # this code, which slims
-    for part in (*_styles, " ".join(sorted(classes)), theme_css):
-        h.update(part.encode() + b"\0")
-    cached = CACHE_ROOT / f"notebook-{h.hexdigest()[:20]}.css"
-    if cached.is_file():
-        slim = cached.read_text(encoding="utf-8")
-    else:
+    # slimming takes seconds: the result is kept, keyed by what it depends on
+    k = cache.key(Path(__file__).read_bytes(), *_styles, " ".join(sorted(classes)), theme_css)
+    data = cache.read("notebook-css", "notebook", k, "css")
+    if data is None:
         slim = '@charset "UTF-8";\n' + slim_css("\n".join(_styles), classes, theme_css)
-        CACHE_ROOT.mkdir(parents=True, exist_ok=True)
-        for old in CACHE_ROOT.glob("notebook-*.css"):
-            old.unlink()
-        cached.write_text(slim, encoding="utf-8")
+        data = slim.encode("utf-8")
+        cache.write("notebook-css", "notebook", k, "css", data)
     dest = site / NOTEBOOK_CSS
     dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_text(slim, encoding="utf-8")
+    dest.write_bytes(data)
     total = sum(len(css.encode()) for css in _styles)
     kept = dest.stat().st_size // 1000
     log.info("notebooks: style sheet %d KB (of nbconvert's %d KB)", kept, total // 1000)
@@ -534,7 +541,6 @@ def on_post_build(config, **kwargs):
     (beside the copied ``.py``)."""
     site = Path(config.site_dir)
     write_notebook_css(site)
-    CLASSES.save()
     for src_uri, path in sorted(_notebooks.items()):
         stem = Path(src_uri).stem
         dest_dir = site / Path(src_uri).parent / stem  # directory URLs: <dir>/<stem>/index.html
@@ -546,5 +552,6 @@ def on_post_build(config, **kwargs):
         for k, cell in enumerate(nb.cells):
             cell["id"] = f"cell-{k}"  # stable ids: two builds write the same file
         jupytext.write(nb, dest_dir / f"{stem}.ipynb", fmt="ipynb")
+        shutil.copyfile(path, dest_dir / f"{stem}.py")
     if _notebooks:
         log.info("notebooks: wrote %d .ipynb downloads", len(_notebooks))

@@ -1,9 +1,8 @@
 """MkDocs hook: each page loads only what it uses, and the search index leaves out code.
 
-* **Style sheets and scripts where they are used.** mkdocs-print-site-plugin adds its style
-  sheets and script to every page, and mkdocstrings its style sheet; they style the one-page
-  print edition and the API reference only. Other pages drop the links (the print edition,
-  which the plugin writes itself, keeps them all).
+* **Style sheets where they are used.** mkdocstrings adds its style sheet to every page; it
+  styles the API reference (and the one-page print edition, which holds it) only. Other pages
+  drop the link.
 * **Code out of the search index.** Code blocks (listings, notebook cells, docstring examples,
   signatures and mkdocstrings' source listings) are marked ``data-search-exclude``: the index,
   which every page downloads, holds the prose, headings and API documentation, and a search
@@ -29,12 +28,7 @@ RE_CODE_BLOCK = re.compile(
     r'(?:highlight(?:-ipynb)?|clipboard-copy-txt)(?:\s[^"]*)?"'
     r'|details class="mkdocstrings-source")(?![^>]*data-search-exclude)(?=[\s>])'
 )
-#: Links to what only the print edition uses (print-site's files) or only the API reference
-#: (mkdocstrings' style sheet), with the names the plugins give them.
-RE_PRINT_SITE_CSS = re.compile(
-    r'<link rel="stylesheet" href="[^"]*css/print-site(?:-material)?\.css">\s*'
-)
-RE_PRINT_SITE_JS = re.compile(r'<script src="[^"]*js/print-site\.js"></script>\s*')
+#: The link to mkdocstrings' style sheet, with the name the plugin gives it.
 RE_MKDOCSTRINGS_CSS = re.compile(
     r'<link rel="stylesheet" href="[^"]*assets/_mkdocstrings\.css">\s*'
 )
@@ -72,10 +66,9 @@ def on_page_content(html_text, page, config, files, **kwargs):
 
 def on_post_page(output, page, config, **kwargs):
     head, end, body = output.partition("</head>")  # the style sheets are linked in the head
-    head = RE_PRINT_SITE_CSS.sub("", head)
     if API_MARK not in body:
         head = RE_MKDOCSTRINGS_CSS.sub("", head)
-    return head + end + RE_PRINT_SITE_JS.sub("", body)
+    return head + end + body
 
 
 def on_post_build(config, **kwargs):

@@ -5,10 +5,13 @@ browser with three plain scripts, in this order:
 
 * ``javascripts/playground/data.js``, written here at build time (:func:`data_js`): the
   package's own values, as one frozen global ``window.RopePlaygroundData``: the defaults of
-  :class:`rope_explained.model.Config`, the vocabulary and its letter step, the layer-1 head
-  names, the prompts, the input limit, the ranges of the sliders, and the floor of the
-  layer-0 score panel's colour map (that of the build-time figure ``playground-opening``).
-  Neither of the other two scripts restates any of them. A script rather than a JSON file:
+  :class:`rope_explained.model.Config` and its upper limits, YaRN's and Llama 3.1's
+  constants, the vocabulary and its letter step, the layer-1 head names, the prompts, the
+  input limits, the ranges of the sliders, the floor of the layer-0 score panel's colour map
+  (that of the build-time figure ``playground-opening``) and the tables of the colour maps
+  the site's figures use (from matplotlib). Neither of the other two scripts restates any of
+  them. The package is read when each build starts (:func:`package`), so ``mkdocs serve``
+  picks up an edit of it. A script rather than a JSON file:
   it needs no ``fetch`` (so the page also works opened from disk), and tests can load it into
   a blank page as it is.
 * ``javascripts/playground/model.js``: the forward pass (no DOM);
@@ -27,33 +30,18 @@ print-site page carries it.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import json
 import logging
 import posixpath
+from types import SimpleNamespace
 
+import matplotlib
+import numpy as np
+from hooklib import load_figures
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
-
-from rope_explained.embedding import LETTER_STEP, VOCAB
-from rope_explained.examples import (
-    ALPHA_RANGE,
-    BASE_RANGE,
-    FACTOR,
-    FACTOR_RANGE,
-    LONG_MODE_PROMPT,
-    LONG_PROMPT,
-    MAX_LETTERS,
-    MAX_LETTERS_LONG,
-    OPENING_PROMPT,
-    ORIGINAL_MAX_POSITION,
-    ORIGINAL_MAX_POSITION_RANGE,
-    RANK1_FAILS_PROMPT,
-)
-from rope_explained.figures.playground import SCORE_GAP_FLOOR
-from rope_explained.heads import HEADS
-from rope_explained.model import Config
-from rope_explained.rope import LAYOUTS, MAX_FACTOR, SCALING_METHODS, scaled_frequencies
 
 log = logging.getLogger("mkdocs.hooks.playground")
 
@@ -78,69 +66,101 @@ SCALING_LABELS = {
     "llama3": "Llama 3.1",
 }
 GLOBAL = "RopePlaygroundData"
+MODULES = ("embedding", "examples", "figures.playground", "figures.style", "heads", "model", "rope")
 
 
-def _defaults(names: tuple[str, ...]) -> dict:
+def package() -> SimpleNamespace:
+    """The package's modules this hook reads, as they are now: through
+    ``hooklib.load_figures``, which imports the package afresh when its source changed since
+    the last build (``mkdocs serve`` keeps one process, and this module, for every rebuild)."""
+    load_figures()
+    mods = {name: importlib.import_module(f"rope_explained.{name}") for name in MODULES}
+    return SimpleNamespace(**{name.replace("figures.", ""): mod for name, mod in mods.items()})
+
+
+def _defaults(pkg: SimpleNamespace, names: tuple[str, ...]) -> dict:
     """The defaults of ``scaled_frequencies``'s keyword arguments ``names``."""
-    params = inspect.signature(scaled_frequencies).parameters
+    params = inspect.signature(pkg.rope.scaled_frequencies).parameters
     return {name: params[name].default for name in names}
 
 
-def uses_original_context(method: str) -> bool:
+def uses_original_context(method: str, pkg: SimpleNamespace | None = None) -> bool:
     """Whether ``method``'s frequencies depend on ``original_max_position`` (for a text longer
     than both contexts tried): the page greys out that control for the others."""
-    d = Config().d
+    pkg = pkg or package()
+    d = pkg.model.Config().d
+    lo, hi = pkg.examples.ORIGINAL_MAX_POSITION_RANGE
 
     def freqs(L: int):
-        return scaled_frequencies(
+        return pkg.rope.scaled_frequencies(
             d, method=method, factor=4.0, original_max_position=L, seq_len=10**6
         )[0].tolist()
 
-    return freqs(ORIGINAL_MAX_POSITION_RANGE[0]) != freqs(ORIGINAL_MAX_POSITION_RANGE[1])
+    return freqs(lo) != freqs(hi)
+
+
+def colour_table(name: str) -> str:
+    """matplotlib's colour map ``name`` as its table of ``N`` entries (``bytes=True``), each
+    entry's red, green and blue as two hex digits: what the page indexes as matplotlib does,
+    ``i = min(N - 1, floor(N x))`` for ``x`` in [0, 1]."""
+    cmap = matplotlib.colormaps[name]
+    rgb = cmap(np.arange(cmap.N), bytes=True)[:, :3]
+    return rgb.astype(np.uint8).tobytes().hex()
 
 
 def playground_data() -> dict:
     """Everything the playground's JavaScript takes from the package, as JSON-ready values."""
-    if set(HEAD_LABELS) != set(HEADS) or RANK1_HEAD not in HEADS:
+    pkg = package()
+    ex, rope = pkg.examples, pkg.rope
+    heads = pkg.heads.HEADS
+    if set(HEAD_LABELS) != set(heads) or RANK1_HEAD not in heads:
         raise PluginError(
             f"docs/hooks/playground.py labels the heads {sorted(HEAD_LABELS)} and switches to "
-            f"{RANK1_HEAD!r}, but rope_explained.heads.HEADS is {list(HEADS)}"
+            f"{RANK1_HEAD!r}, but rope_explained.heads.HEADS is {list(heads)}"
         )
-    if set(SCALING_LABELS) != set(SCALING_METHODS):
+    if set(SCALING_LABELS) != set(rope.SCALING_METHODS):
         raise PluginError(
             f"docs/hooks/playground.py labels the scalings {sorted(SCALING_LABELS)}, but "
-            f"rope_explained.rope.SCALING_METHODS is {list(SCALING_METHODS)}"
+            f"rope_explained.rope.SCALING_METHODS is {list(rope.SCALING_METHODS)}"
         )
-    defaults = {f.name: f.default for f in dataclasses.fields(Config)}
+    defaults = {f.name: f.default for f in dataclasses.fields(pkg.model.Config)}
     if dataclasses.MISSING in defaults.values():
         raise PluginError(f"every field of Config needs a plain default; got {defaults}")
+    maps = {"sequential": pkg.style.SEQUENTIAL, "score_gap": pkg.playground.SCORE_GAP_CMAP}
     return {
         "DEFAULTS": defaults,
-        "MAX_LETTERS": MAX_LETTERS,
-        "ALPHA_RANGE": list(ALPHA_RANGE),
-        "BASE_RANGE": list(BASE_RANGE),
-        "VOCAB": list(VOCAB),
-        "LETTER_STEP": float(LETTER_STEP),
-        "HEADS": list(HEADS),
-        "HEAD_LABELS": {h: HEAD_LABELS[h] for h in HEADS},
-        "OPENING_PROMPT": OPENING_PROMPT,
-        "RANK1_FAILS_PROMPT": RANK1_FAILS_PROMPT,
+        "CONFIG_MAX": dict(pkg.model.CONFIG_MAX),
+        "MODEL_MAX_LETTERS": pkg.model.MAX_LETTERS,
+        "HEATMAP_MAX_LETTERS": ex.HEATMAP_MAX_LETTERS,
+        "ALPHA_RANGE": list(ex.ALPHA_RANGE),
+        "BASE_RANGE": list(ex.BASE_RANGE),
+        "VOCAB": list(pkg.embedding.VOCAB),
+        "LETTER_STEP": float(pkg.embedding.LETTER_STEP),
+        "HEADS": list(heads),
+        "HEAD_LABELS": {h: HEAD_LABELS[h] for h in heads},
+        "OPENING_PROMPT": ex.OPENING_PROMPT,
+        "RANK1_FAILS_PROMPT": ex.RANK1_FAILS_PROMPT,
         "RANK1_HEAD": RANK1_HEAD,
-        "LONG_PROMPT": LONG_PROMPT,
-        "SCORE_GAP_FLOOR": SCORE_GAP_FLOOR,
-        "LAYOUTS": list(LAYOUTS),
-        "MAX_LETTERS_LONG": MAX_LETTERS_LONG,
-        "LONG_MODE_PROMPT": LONG_MODE_PROMPT,
-        "SCALING_METHODS": list(SCALING_METHODS),
-        "SCALING_LABELS": {m: SCALING_LABELS[m] for m in SCALING_METHODS},
-        "USES_ORIGINAL": [m for m in SCALING_METHODS if uses_original_context(m)],
-        "MAX_FACTOR": MAX_FACTOR,
-        "FACTOR": FACTOR,
-        "FACTOR_RANGE": list(FACTOR_RANGE),
-        "ORIGINAL_MAX_POSITION": ORIGINAL_MAX_POSITION,
-        "ORIGINAL_MAX_POSITION_RANGE": list(ORIGINAL_MAX_POSITION_RANGE),
-        "YARN": _defaults(("beta_fast", "beta_slow")),
-        "LLAMA3": _defaults(("low_freq_factor", "high_freq_factor")),
+        "LONG_PROMPT": ex.LONG_PROMPT,
+        "SCORE_GAP_FLOOR": pkg.playground.SCORE_GAP_FLOOR,
+        "COLOUR_MAPS": maps,
+        "COLOUR_TABLES": {name: colour_table(name) for name in sorted(set(maps.values()))},
+        "LAYOUTS": list(rope.LAYOUTS),
+        "LAST_POSITION_MAX_LETTERS": ex.LAST_POSITION_MAX_LETTERS,
+        "LONG_MODE_PROMPT": ex.LONG_MODE_PROMPT,
+        "SCALING_METHODS": list(rope.SCALING_METHODS),
+        "SCALING_LABELS": {m: SCALING_LABELS[m] for m in rope.SCALING_METHODS},
+        "USES_ORIGINAL": [m for m in rope.SCALING_METHODS if uses_original_context(m, pkg)],
+        "FACTOR": ex.FACTOR,
+        "FACTOR_RANGE": list(ex.FACTOR_RANGE),
+        "ORIGINAL_MAX_POSITION": ex.ORIGINAL_MAX_POSITION,
+        "ORIGINAL_MAX_POSITION_RANGE": list(ex.ORIGINAL_MAX_POSITION_RANGE),
+        "YARN": {
+            **_defaults(pkg, ("beta_fast", "beta_slow")),
+            "attention_slope": rope.YARN_ATTENTION_SLOPE,
+            "min_ramp": rope.YARN_MIN_RAMP,
+        },
+        "LLAMA3": _defaults(pkg, ("low_freq_factor", "high_freq_factor")),
     }
 
 

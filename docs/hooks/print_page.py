@@ -1,44 +1,32 @@
 r"""MkDocs hook: the one-page edition of the site (``print_page/``, printed by ``make pdf``).
 
-mkdocs-print-site-plugin (the last plugin in ``mkdocs.yml``) writes ``print_page/index.html`` in
-its ``on_post_build``: a cover, a table of contents, then every page of the navigation in order,
-each as ``<section class="print-page" id="KEY">`` where ``KEY`` is the page's address
-(``equations/rope/`` -> ``equations-rope``, the home page -> ``index``). This hook keeps the
-plugin's page and its layout, and gives the page what the plugin gets wrong:
+The print page is a page of the site like any other (``print_page.md``, generated in
+``on_files``, out of the navigation and, by its front matter, out of the search index), rendered
+by the theme with the relative base URL of an ordinary page, so it works wherever the site is
+served (``mkdocs serve``, a loopback port, a version folder of ``mike``). Once every page has
+its content (``on_page_context``, after autorefs resolved the cross-references in ``on_env``)
+the hook gives it: a cover (``overrides/print-cover.html``), a table of contents, then every
+page of the navigation in order, each as ``<section class="print-page" id="KEY">`` where ``KEY``
+is the page's address (``equations/rope/`` -> ``equations-rope``, the home page -> ``index``),
+each section of the navigation as a titled ``<section class="print-page md-section">``. Its
+print style is ``overrides/assets/stylesheets/print-page.css``; it needs no script.
 
-* **Links that land where the page's own link lands.** The sections are built from each page's
-  finished content (``page.content``: API cross-references already resolved by autorefs, exactly
-  as the page shows them), rewritten by one rule: every id of a page becomes ``KEY-id``, and
-  every link is resolved against the page's address, then ``#x`` -> ``#KEY-x``,
-  ``../previous-token-head/#eq-x`` -> ``#equations-previous-token-head-eq-x``, ``../rope/`` ->
-  ``#equations-rope``; a link to a file (a figure's SVG, a notebook download) becomes relative
-  to ``print_page/``. The plugin renames the ids of headings only (so the equations and figures
-  that links point at keep their bare ids) and resolves API references by substring over a set
-  (``str`` landed on a figure, ``int`` on the table of contents, differently from run to run).
-* **Relative addresses.** The plugin renders the page with the template context of
-  ``404.html``, whose base URL is the absolute path of ``site_url``; served anywhere else
-  (``mkdocs serve``, a loopback port, a version folder of ``mike``) the page asked for the
-  sitemap, the search index and ``versions.json`` at the wrong address. The hook gives it the
-  relative base URL of an ordinary page (``..``).
-* **Out of the search index.** The page repeats the whole site: it is not indexed.
+* **Links that land where the page's own link lands.** A page's finished content
+  (``page.content``, exactly as the page shows it) is rewritten by one rule: every id of a page
+  becomes ``KEY-id``, and every link is resolved against the page's address, then ``#x`` ->
+  ``#KEY-x``, ``../previous-token-head/#eq-x`` -> ``#equations-previous-token-head-eq-x``,
+  ``../rope/`` -> ``#equations-rope``; a link to a file (a figure's SVG, a notebook download)
+  becomes relative to ``print_page/``.
 * **One document.** A plugin's ``on_page_content`` may hand back a whole document
-  (``<html><head></head><body>...``); inside the print page those wrappers made the plugin insert
-  its start-up script once per page. The sections keep only the content.
+  (``<html><head></head><body>...``): the sections keep only the content.
 
-After the plugin has written the page, the hook checks it: every id is unique and every
-in-page link (``href="#..."``) names one of them; a problem is a warning, which fails
-``mkdocs build --strict``.
-
-Both steps are functions of their input alone: a section is kept for the next build keyed by
-the page's content, its address and the sections' keys, and the check's findings by the
-written page (:class:`hooklib.Memo`, salted with this file), so a build with nothing changed
-parses neither again.
+The hook checks the content it made: every id is unique and every in-page link (``href="#..."``)
+names one of them; a problem is a warning, which fails ``mkdocs build --strict``. (The page's
+math is typeset by ``typeset.py`` once it is written, like any page's.)
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import logging
 import posixpath
 import re
@@ -47,13 +35,27 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-from hooklib import Memo, source_of
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import CombinedEvent, event_priority
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, InclusionLevel
 
 log = logging.getLogger("mkdocs.hooks.print_page")
 
-PLUGIN = "print-site"
+#: The print page's source (generated: no file in docs/) and what its front matter says.
+SRC = "print_page.md"
+TITLE = "The whole site on one page"
+FRONT_MATTER = f"""---
+title: {TITLE}
+search:
+  exclude: true
+hide:
+  - navigation
+---
+"""
+#: The cover's template (Jinja, given ``config``), relative to mkdocs.yml.
+COVER = "overrides/print-cover.html"
+#: Levels of the printed table of contents.
+TOC_DEPTH = 2
 #: Attributes that hold a list of ids of the same document.
 ID_LIST_ATTRS = frozenset(
     {
@@ -255,26 +257,61 @@ def print_section_html(
 
 
 # --------------------------------------------------------------------------------------------
-# The print page's body, in place of the plugin's (mkdocs_print_site_plugin.renderer)
+# The print page, assembled from the other pages (MkDocs' events only)
 # --------------------------------------------------------------------------------------------
 
 
-def _combined(plugin, print_page_url: str):
-    """What ``Renderer.write_combined`` returns: ``(html, TableOfContents)``, built from each
-    page's finished content with the links rewritten by :func:`print_section_html`."""
-    from mkdocs.structure.toc import AnchorLink, TableOfContents
-    from mkdocs_print_site_plugin.exclude import exclude
+def cover_html(config) -> str:
+    """The cover: :data:`COVER` rendered with the site's ``config``."""
+    import jinja2
 
-    renderer = plugin.renderer
-    options = plugin.config
-    excluded = options.get("exclude", [])
-    items = renderer._get_items()
+    template = (Path(config.config_file_path).parent / COVER).read_text(encoding="utf-8")
+    cover = jinja2.Template(template).render(config=config)
+    return f'<section id="print-site-cover-page">{cover}</section>'
+
+
+def toc_html(links: list, depth: int = TOC_DEPTH) -> str:
+    """The printed table of contents: the sections and pages, ``depth`` levels deep.
+
+    ``links`` are ``AnchorLink``-like objects (``title``, ``id``, ``children``).
+    """
+
+    def items(links, level):
+        if not links or level > depth:
+            return ""
+        return (
+            "<ul>"
+            + "".join(
+                f'<li><a href="#{link.id}">{escape(link.title)}</a>'
+                f"{items(link.children, level + 1)}</li>"
+                for link in links
+            )
+            + "</ul>"
+        )
+
+    return (
+        '<section class="print-page"><div id="print-page-toc">'
+        '<nav class="print-page-toc-nav"><h1 class="print-page-toc-title">Table of Contents</h1>'
+        f"{items(links, 1)}</nav></div></section>"
+    )
+
+
+def combined(items, print_page_url: str) -> tuple[str, list]:
+    """The print page's sections and its table of contents, from the navigation ``items``.
+
+    Each page becomes ``<section class="print-page" id="KEY">`` holding its finished content
+    (:func:`print_section_html`); a section of the navigation becomes a titled
+    ``<section class="print-page md-section">`` around its pages. Items are read through the
+    attributes MkDocs' navigation has: ``is_page``, ``is_section``, ``url``, ``title``,
+    ``content``, ``children``. Returns the HTML and the table of contents as ``AnchorLink``s.
+    """
+    from mkdocs.structure.toc import AnchorLink
 
     keys: dict[str, str] = {}
 
     def collect(items):
         for item in items:
-            if item.is_page and not exclude(item.file.src_path, excluded):
+            if item.is_page and item.url != print_page_url:
                 keys.setdefault(item.url, page_key(item.url))
             elif item.is_section:
                 collect(item.children)
@@ -282,151 +319,69 @@ def _combined(plugin, print_page_url: str):
     collect(items)
     if len(set(keys.values())) != len(keys):
         raise PluginError(f"print page: two pages share a section id: {sorted(keys.items())}")
-
-    classes = [
-        name
-        for option, name in (
-            ("add_full_urls", "print-site-add-full-url"),
-            ("enumerate_headings", "print-site-enumerate-headings"),
-            ("enumerate_figures", "print-site-enumerate-figures"),
-        )
-        if options.get(option)
-    ]
-    parts = [f'<div id="print-site-page" class="{" ".join(classes)}">']
-    if options.get("add_cover_page"):
-        parts.append(renderer._cover_page())
-    if options.get("add_print_site_banner"):
-        parts.append(renderer._print_site_banner())
-    if options.get("add_table_of_contents"):
-        parts.append(renderer._toc())
-    styles: list[str] = []
+    parts: list[str] = []
     done: set[str] = set()
-    all_keys = json.dumps(keys, sort_keys=True)
 
     def walk(items, level=0, prefix=""):
         links = []
         for i, item in enumerate(items):
             number = f"{prefix}{i + 1}"
-            title = f"{number} {item.title}" if options.get("enumerate_headings") else item.title
             if item.is_page:
                 if item.url not in keys:
                     continue
                 key = keys[item.url]
-                links.append(AnchorLink(title, key, level))
+                links.append(AnchorLink(item.title, key, level))
                 if item.url in done or not item.content:
                     continue  # a page listed twice is printed once: its ids would repeat
                 done.add(item.url)
                 content = item.content
                 if "<h1" not in content:
                     content = f"<h1>{escape(item.title)}</h1>{content}"
-                body = SECTIONS(
-                    SECTIONS.key(content, item.url, all_keys, print_page_url),
-                    lambda text=content, url=item.url: print_section_html(
-                        text, url, keys, print_page_url
-                    ),
-                )
-                parts.append(
-                    f'<section class="print-page" id="{key}" heading-number="{number}">'
-                    f"{body}</section>"
-                )
-                styles.append(
-                    f".print-site-enumerate-headings #{key} > h1:before {{ content: '{number} ' }}"
-                )
-                styles.append(renderer._set_inner_heading_styles(key, number, level))
+                body = print_section_html(content, item.url, keys, print_page_url)
+                parts.append(f'<section class="print-page" id="{key}">{body}</section>')
             elif item.is_section:
                 sid = "section-" + number.replace(".", "-")
                 parts.append(
-                    f'<section class="print-page md-section" id="{sid}" '
-                    f'heading-number="{number}"><h1>{escape(item.title)}'
+                    f'<section class="print-page md-section" id="{sid}"><h1>{escape(item.title)}'
                     f'<a class="headerlink" href="#{sid}" title="Permanent link"></a></h1>'
                 )
-                styles.append(
-                    f".print-site-enumerate-headings #{sid} > h1:before {{ content: '{number} ' }}"
-                )
-                link = AnchorLink(title, sid, level)
+                link = AnchorLink(item.title, sid, level)
                 link.children = walk(item.children, level + 1, number + ".")
                 links.append(link)
                 parts.append("</section>")
         return links
 
-    anchor_links = walk(items)
-    parts.append("</div>")
-    if options.get("enumerate_headings"):
-        parts.append("<style>" + "\n".join(styles) + "</style>")
-    return "".join(parts), TableOfContents(anchor_links)
+    links = walk(items)
+    return "".join(parts), links
 
 
-def _plugin(config):
-    plugin = config.plugins.get(PLUGIN)
-    if plugin is None or not plugin.config.get("enabled"):
-        return None
-    for attr in ("renderer", "print_page", "context"):
-        if not hasattr(plugin, attr):
-            raise PluginError(
-                f"docs/hooks/print_page.py: the {PLUGIN} plugin has no {attr!r}; this hook "
-                f"follows mkdocs-print-site-plugin 2.x"
-            )
-    return plugin
+def on_files(files, config, **kwargs):
+    """Add the print page: a page of its own, out of the navigation and the search index."""
+    files.append(
+        File.generated(config, SRC, content=FRONT_MATTER, inclusion=InclusionLevel.NOT_IN_NAV)
+    )
+    return files
 
 
-SECTIONS = Memo("print-sections")
-CHECKED = Memo("print-links")
+def on_page_markdown(markdown, page, config, files, **kwargs):
+    if page.file.src_uri == SRC:
+        return ""  # its content is put together once every other page has its own
+    return None
 
 
-def on_pre_build(config, **kwargs):
-    salt = source_of(Path(__file__).resolve())
-    SECTIONS.begin(config, salt)
-    CHECKED.begin(config, salt)
-
-
-def on_config(config, **kwargs):
-    """Build the print page's body with this hook's renderer (after the plugin's on_config)."""
-    plugin = _plugin(config)
-    if plugin is not None:
-        url = plugin.print_page.file.url
-        plugin.renderer.write_combined = functools.partial(_combined, plugin, url)
-
-
-@event_priority(100)  # before the search plugin indexes the page
+@event_priority(-100)  # after other hooks changed the context
 def on_page_context(context, page, config, nav, **kwargs):
-    """Keep the print page out of the search index: it repeats every page, so each search
-    would find every hit twice, and the index would be twice as large."""
-    plugin = _plugin(config)
-    if plugin is not None and page is plugin.print_page:
-        page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
+    """Give the print page its content: the cover, the table of contents and every page of the
+    navigation, as each page's content stands once every page is rendered and autorefs has
+    resolved its cross-references (``on_env``, before any page is written)."""
+    if page.file.src_uri != SRC:
+        return context
+    from mkdocs.structure.toc import TableOfContents
+
+    body, links = combined(nav.items, page.url)
+    page.content = f'<div id="print-site-page">{cover_html(config)}{toc_html(links)}{body}</div>'
+    page.toc = TableOfContents(links)
     return context
-
-
-@event_priority(100)  # before the plugin renders the print page
-def _relative_base(config, **kwargs):
-    """Give the print page the relative base URL of an ordinary page (``..``)."""
-    from mkdocs.utils import get_relative_url
-
-    plugin = _plugin(config)
-    if plugin is not None and plugin.context:
-        plugin.context["base_url"] = get_relative_url(".", plugin.print_page.file.url)
-
-
-@event_priority(-100)  # after the plugin wrote the print page
-def _check_links(config, **kwargs):
-    """Warn about repeated ids and in-page links that name no id on the written print page."""
-    plugin = _plugin(config)
-    if plugin is None:
-        return
-    path = Path(plugin.print_page.file.abs_dest_path)
-    if not path.is_file():
-        raise PluginError(f"print page: {path} was not written")
-    text = path.read_text(encoding="utf-8")
-    problems = CHECKED(CHECKED.key(text), lambda: link_problems(text))
-    SECTIONS.save()
-    CHECKED.save()
-    for problem in problems[:20]:
-        log.warning("print page: %s", problem)
-    if len(problems) > 20:
-        log.warning("print page: %d more link problems", len(problems) - 20)
-
-
-on_post_build = CombinedEvent(_relative_base, _check_links)
 
 
 # --------------------------------------------------------------------------------------------

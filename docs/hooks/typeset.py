@@ -5,13 +5,13 @@ and ``<div class="arithmatex">\[...\]</div>``; the notebook hook marks notebook 
 way, and so do figure captions and the API reference. This hook sends each page's formulas to
 one long-lived Node process running KaTeX (``katex_server.cjs``, started once per build and kept
 by ``mkdocs serve`` across rebuilds) and puts the rendered HTML in their place in each written
-page, and in the one-page print edition once that is written. Until then an inline formula's
+page (the one-page print edition too). Until then an inline formula's
 element holds only the characters it shows (its TeX kept in ``data-tex``), which is what the
 search index stores, and a display formula is left out of the index: the search plugin and the
 print edition parse each page's HTML, and KaTeX's markup would be most of what they parse.
 No page loads a typesetting script: a reader without
 JavaScript sees the same math, and screen readers read the MathML KaTeX writes beside it.
-What KaTeX rendered is kept in ``.cache/katex/`` (a file named after KaTeX's version and the
+What KaTeX rendered is kept in the build's cache (``cache.py``, keyed by KaTeX's version and the
 server script, which holds the options), so a build with no new formula starts no Node process.
 
 Each display equation also gets a button that copies its TeX source (without the site's
@@ -24,7 +24,6 @@ CDN and nothing third-party is committed.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import html
 import json
 import logging
@@ -33,8 +32,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import cache
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import CombinedEvent, event_priority
+from mkdocs.plugins import event_priority
 
 log = logging.getLogger("mkdocs.hooks.typeset")
 
@@ -52,7 +52,6 @@ RE_DELIMITED = re.compile(r"\A\s*\\[(\[](?P<tex>.*)\\[)\]]\s*\Z", re.S)
 RE_TAG = re.compile(r"\\tag\{(?P<number>[^{}]*)\}")
 RE_FONT_SRC = re.compile(r"src:(?P<list>[^;}]*)")
 EXCLUDE = " data-search-exclude"
-CACHE_DIR = ROOT / ".cache" / "katex"
 
 
 class KaTeX:
@@ -64,26 +63,21 @@ class KaTeX:
         self.version = ""
         self.stored = 0  # how many formulas the cache file held when it was read
 
-    def cache_file(self) -> Path:
-        """Where the formulas typeset by this KaTeX and this server are kept between builds:
-        named after a hash of KaTeX's version and of the server (which holds the options)."""
+    def cache_key(self) -> str:
+        """The key of the formulas typeset by this KaTeX and this server (which holds the
+        options) in the build's cache (``cache.py``)."""
         package = json.loads((KATEX / "package.json").read_text(encoding="utf-8"))
-        h = hashlib.sha256(package["version"].encode() + SERVER.read_bytes())
-        return CACHE_DIR / f"{h.hexdigest()[:20]}.json"
+        return cache.key(package["version"], SERVER.read_bytes())
 
     def load(self) -> None:
         """Read the formulas typeset by earlier builds (a build with no new formula starts no
-        Node process); files of another KaTeX or server are deleted."""
+        Node process)."""
         if not (KATEX / "package.json").is_file():
             return  # start() says what is missing
-        path = self.cache_file()
-        if CACHE_DIR.is_dir():
-            for old in CACHE_DIR.glob("*.json"):
-                if old != path:
-                    old.unlink()
-        if path.is_file() and not self.cache:
+        data = cache.read("katex", "formulas", self.cache_key(), "json")
+        if data is not None and not self.cache:
             try:
-                stored = json.loads(path.read_text(encoding="utf-8"))
+                stored = json.loads(data)
             except ValueError:
                 stored = {}
             self.cache.update({(t, d == "display"): h for d, t, h in stored.get("formulas", [])})
@@ -91,16 +85,13 @@ class KaTeX:
         self.stored = len(self.cache)
 
     def save(self) -> None:
-        """Write the formulas typeset so far (those that typeset) when there are new ones."""
+        """Keep the formulas typeset so far (those that typeset) when there are new ones."""
         done = sorted((t, d, h) for (t, d), h in self.cache.items() if isinstance(h, str))
         if len(done) == self.stored or not (KATEX / "package.json").is_file():
             return
-        path = self.cache_file()
-        path.parent.mkdir(parents=True, exist_ok=True)
         formulas = [["display" if d else "inline", t, h] for t, d, h in done]
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"version": self.version, "formulas": formulas}), "utf-8")
-        tmp.replace(path)
+        data = json.dumps({"version": self.version, "formulas": formulas}).encode("utf-8")
+        cache.write("katex", "formulas", self.cache_key(), "json", data)
         self.stored = len(done)
 
     def start(self) -> None:
@@ -271,18 +262,6 @@ def katex_css(css: str) -> str:
     return RE_FONT_SRC.sub(woff2_only, css)
 
 
-@event_priority(-110)  # after the print page hook checked the page the plugin wrote
-def _typeset_print_page(config, **kwargs):
-    """Typeset the one-page print edition, which the plugin writes from each page's content."""
-    plugin = config.plugins.get("print-site")
-    if plugin is None or not plugin.config.get("enabled") or not hasattr(plugin, "print_page"):
-        return
-    path = Path(plugin.print_page.file.abs_dest_path)
-    if path.is_file():
-        text = path.read_text(encoding="utf-8")
-        path.write_text(_typeset_counted(text, plugin.print_page.file.src_uri), encoding="utf-8")
-
-
 def _copy_assets(config, **kwargs):
     site = Path(config.site_dir)
     dist = KATEX / "dist"
@@ -303,4 +282,4 @@ def _copy_assets(config, **kwargs):
     )
 
 
-on_post_build = CombinedEvent(_copy_assets, _typeset_print_page)
+on_post_build = _copy_assets

@@ -11,8 +11,7 @@
 #     name: python3
 #   rope_explained:
 #     title: "Exercise: write apply_rope yourself"
-#     number: 10
-#     first_figure: 6  # Figures 10.1 to 10.5 are in the worked notebook
+#     number: 13
 # ---
 
 # %% [markdown]
@@ -25,7 +24,8 @@
 #
 # **How to use it.** Download the notebook (`.ipynb`, or the `.py` script it is stored as) with
 # the links at the top of this page, install the package with `pip install -e .` from a clone
-# of the repository (it needs only numpy and matplotlib), and open the notebook in Jupyter.
+# of the repository (pip brings the three packages it needs: numpy, matplotlib and ml_dtypes),
+# and open the notebook in Jupyter.
 # Fill in `apply_rope`, then run all cells.
 #
 # **What you see on this page.** The page was built with `apply_rope` still a stub. So that the
@@ -48,7 +48,7 @@ from rope_explained.figures.paper_to_code import roformer_exercise as exercise_f
 #
 # Rotate every consecutive pair of coordinates $(x_{2i}, x_{2i+1})$ of a vector at position $m$
 # by the angle $m\theta_i$, with $\theta_i = \text{base}^{-2i/d}$ for $i = 0, \ldots, d/2 - 1$:
-# equation [(10.1)](../roformer/#eq-pair-rotation) of the worked notebook. With $a = x_{2i}$ and
+# equation [(12.1)](../roformer/#eq-pair-rotation) of the worked notebook. With $a = x_{2i}$ and
 # $b = x_{2i+1}$ the rotated pair is $(a\cos m\theta_i - b\sin m\theta_i,\;
 # a\sin m\theta_i + b\cos m\theta_i)$.
 #
@@ -57,8 +57,8 @@ from rope_explained.figures.paper_to_code import roformer_exercise as exercise_f
 # coordinates of every pair; write the results back into the same slices of a new array. No
 # loops are needed, and no $d \times d$ matrix.
 #
-# Figure 10.6 shows the effect on one pair at a time: a fast pair and a slow one. (Figures
-# 10.1 to 10.5 are in the worked notebook.)
+# Figure 13.1 shows the effect on one pair at a time: a fast pair and a slow one. (Figures
+# 12.1 to 12.5 are in the worked notebook.)
 
 # %% tags=["fig:paper-exercise-pair-rotation"]
 fig = exercise_figures.exercise_pair_rotation()
@@ -108,7 +108,7 @@ else:
 #
 # Fix the content of a query and a key, place them at positions $m = 5$ and $n = 2$, and shift
 # both by the same amount (the positions and shifts of the drill's demo). A correct RoPE leaves the score unchanged, because the score depends
-# only on the offset $m - n$ (equation [(10.2)](../roformer/#eq-relative-score) of the worked
+# only on the offset $m - n$ (equation [(12.2)](../roformer/#eq-relative-score) of the worked
 # notebook).
 
 

@@ -11,7 +11,7 @@
 #     name: python3
 #   rope_explained:
 #     title: RoFormer, from paper to code
-#     number: 10
+#     number: 12
 # ---
 
 # %% [markdown]
@@ -65,7 +65,7 @@ rng = np.random.default_rng(0)
 # \begin{pmatrix} x'_{2i} \\ x'_{2i+1} \end{pmatrix}
 # = \begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i
 # \end{pmatrix}
-# \begin{pmatrix} x_{2i} \\ x_{2i+1} \end{pmatrix} . \tag{10.1}
+# \begin{pmatrix} x_{2i} \\ x_{2i+1} \end{pmatrix} . \tag{12.1}
 # $$
 #
 # Stacking the $d/2$ little rotations gives a block-diagonal orthogonal matrix $R_{\Theta,m}$.
@@ -76,7 +76,7 @@ rng = np.random.default_rng(0)
 #
 # $$
 # \left(R_{\Theta,m}\, q\right)^\top \left(R_{\Theta,n}\, k\right)
-# = q^\top R_{\Theta,n-m}\, k . \tag{10.2}
+# = q^\top R_{\Theta,n-m}\, k . \tag{12.2}
 # $$
 #
 # Each token is encoded by its **absolute** position, yet the score sees only the **relative**
@@ -87,7 +87,7 @@ rng = np.random.default_rng(0)
 # %% [markdown]
 # ## The rotation in a few lines of numpy
 #
-# Equation [(10.1)](#eq-pair-rotation) never needs the $d \times d$ matrix. With
+# Equation [(12.1)](#eq-pair-rotation) never needs the $d \times d$ matrix. With
 # $a = x_{2i}$ and $b = x_{2i+1}$ the rotated pair is
 # $(a\cos m\theta_i - b\sin m\theta_i,\; a\sin m\theta_i + b\cos m\theta_i)$: two
 # element-wise products per coordinate. The function below takes `x` of shape
@@ -139,7 +139,7 @@ print(
 #
 # ## Relative position falls out
 #
-# Equation [(10.2)](#eq-relative-score) is the claim to test. Fix the *content* of a query and a
+# Equation [(12.2)](#eq-relative-score) is the claim to test. Fix the *content* of a query and a
 # key, put the query at $m = 5$ and the key at $n = 2$, then shift both positions by the same
 # amount $s$. The offset stays $3$, so the score must not move.
 
@@ -166,7 +166,7 @@ print(f"largest absolute difference across shifts: {max(diffs):.1e}")
 
 # %% [markdown]
 # Moving both tokens as far as 10,000 places along changes nothing but the last digits: what
-# differs is rounding in the cosines of large angles. Figure 10.1 shows the same fact for
+# differs is rounding in the cosines of large angles. Figure 12.1 shows the same fact for
 # every pair of positions at once: a score matrix that is constant along its diagonals (a
 # Toeplitz matrix).
 
@@ -188,7 +188,7 @@ fig = roformer_figures.score_diagonals()
 # 1. **Norm preserved.** Each $R_{\Theta,m}$ is orthogonal, so $\lVert R_{\Theta,m} x\rVert =
 #    \lVert x \rVert$. A RoPE that changes lengths is not a rotation.
 # 2. **Position 0 is the identity.** All angles are $0 \cdot \theta_i = 0$.
-# 3. **Shift invariance.** Equation [(10.2)](#eq-relative-score): equal shifts of both
+# 3. **Shift invariance.** Equation [(12.2)](#eq-relative-score): equal shifts of both
 #    positions leave the score unchanged. This is the property the paper is about.
 # 4. **Shape preserved**, for a batch of shape `(batch, seq, d)`.
 # 5. **Different offsets give different scores.** Without this, checks 1 to 4 would be passed
@@ -286,7 +286,7 @@ run_checks(apply_rope)
 # same, and so does Meta's reference code for LLaMA, which views each neighbouring pair as one
 # complex number and multiplies it by $e^{\mathrm{i} m\theta_i}$. GPT-NeoX instead pairs
 # coordinate $i$ with coordinate $i + d/2$ (the "rotate half" layout), which needs no strided
-# indexing, and so does the Hugging Face port of LLaMA. Figure 10.2 shows which coordinates
+# indexing, and so does the Hugging Face port of LLaMA. Figure 12.2 shows which coordinates
 # turn together in each layout; the cell below links the code of both, at the versions this
 # site checked.
 
@@ -300,8 +300,9 @@ Markdown(
 fig = roformer_figures.layouts()
 
 # %% [markdown]
-# The two layouts perform the same rotation on differently ordered coordinates. Let $P$ be the
-# permutation that lists the coordinates as $0, \tfrac{d}{2}, 1, \tfrac{d}{2}+1, \ldots$; it moves
+# The two layouts perform the same rotation on differently ordered coordinates. Let $\Pi$ be the
+# permutation of the [RoPE page](../../equations/rope/#which-coordinates-form-a-pair) that lists
+# the coordinates as $0, \tfrac{d}{2}, 1, \tfrac{d}{2}+1, \ldots$; it moves
 # the rotate-half pair $(i, i + d/2)$ to the interleaved slots $(2i, 2i + 1)$. Then rotating
 # $x$ with rotate-half and reordering the result equals reordering $x$ first and rotating it with
 # the interleaved layout:
@@ -311,7 +312,7 @@ d = 16
 perm = np.stack(
     [np.arange(d // 2), np.arange(d // 2) + d // 2], axis=1
 ).ravel()
-print("P lists the coordinates in the order", perm)
+print("Pi lists the coordinates in the order", perm)
 x = rng.standard_normal((5, d))
 pos = np.array([0, 3, 8, 21, 300])
 half_then_permute = rope_explained.apply_rope(x, pos, layout="half")[..., perm]
@@ -330,11 +331,11 @@ print(
 # same weights with the other layout and those halves land in different pairs, turning at
 # unrelated frequencies. Nothing crashes; the scores are simply wrong. At offset 0 nothing is
 # rotated, so the two layouts even agree there, which makes the mistake easy to miss in a quick
-# test. Converting a checkpoint means permuting the rows of $W_q$ and $W_k$ by $P$. That is
+# test. Converting a checkpoint means permuting the rows of $W_q$ and $W_k$ by $\Pi$. That is
 # what Hugging Face's `transformers` does, in the other direction, when it loads weights stored
-# in Meta's layout: it reorders the rows of $W_q$ and $W_k$ of every head (by the inverse of
-# $P$, leaving $W_v$ and $W_o$ alone) so that its rotate-half code gives the scores Meta's
-# interleaved code gives (the cell below links the code).
+# in Meta's layout: it reorders the rows of $W_q$ and $W_k$ of every head (by $\Pi^T$, the
+# inverse of $\Pi$, leaving $W_v$ and $W_o$ alone) so that its rotate-half code gives the
+# scores Meta's interleaved code gives (the cell below links the code).
 
 # %%
 Markdown(f"The reordering: {source_link('hf-permute-for-rope')}.")
@@ -367,7 +368,7 @@ print(
     f"(scores range over +/-{np.max(np.abs(as_trained)):.1f})"
 )
 print(
-    f"rows permuted by P:         largest difference = "
+    f"rows permuted by Pi:         largest difference = "
     f"{np.max(np.abs(as_trained - converted)):.1e}"
 )
 
@@ -384,7 +385,7 @@ print(
 # $$
 # \left(R_{\Theta,m}\, q\right)^\top \left(R_{\Theta,n}\, k\right)
 # = \mathrm{Re}\sum_{i=0}^{d/2-1} h_i\, e^{\mathrm{i}(m-n)\theta_i},
-# \qquad h_i = q_{[i]}\, \overline{k_{[i]}} . \tag{10.3}
+# \qquad h_i = q_{[i]}\, \overline{k_{[i]}} . \tag{12.3}
 # $$
 #
 # Write $S_j = \sum_{i=0}^{j-1} e^{\mathrm{i}(m-n)\theta_i}$ for the partial sums (so
@@ -396,7 +397,7 @@ print(
 # $$
 # \left|\sum_{i=0}^{d/2-1} h_i\, e^{\mathrm{i}(m-n)\theta_i}\right|
 # \le \Bigl(\max_{i} \left|h_{i+1} - h_i\right|\Bigr) \sum_{j=1}^{d/2} \left|S_j\right| .
-# \tag{10.4}
+# \tag{12.4}
 # $$
 #
 # The first factor depends only on the content; the second only on the distance $m - n$. The
@@ -433,10 +434,10 @@ for r in (0, 10, 100, 1000, 2048):
     )
 
 # %% [markdown]
-# The bound holds, though loosely: the real score stays far below it. Figure 10.3 shows the
+# The bound holds, though loosely: the real score stays far below it. Figure 12.3 shows the
 # paper's curve on the left. The right panel asks what the decay means for actual scores.
 # When the query and key carry the *same* content ($k = q$), every term of
-# [(10.3)](#eq-complex-score) starts out positive and the terms drift out of phase as the
+# [(12.3)](#eq-complex-score) starts out positive and the terms drift out of phase as the
 # distance grows, so the average score does fall with distance. For *independent* random
 # $q$ and $k$ the score is a sum of terms with random phases at every distance, and its
 # typical size does not change. The decay is a statement about similar queries and keys: RoPE
@@ -463,7 +464,7 @@ fig = roformer_figures.long_term_decay()
 # <a id="eq-pi"></a>
 #
 # $$
-# \theta_i' = \theta_i / s . \tag{10.5}
+# \theta_i' = \theta_i / s . \tag{12.5}
 # $$
 #
 # - **NTK-aware scaling** (bloc97, 2023, in a public forum post) raises the base instead, so
@@ -472,7 +473,7 @@ fig = roformer_figures.long_term_decay()
 # <a id="eq-ntk"></a>
 #
 # $$
-# \theta_i' = \left(b\, s^{d/(d-2)}\right)^{-2i/d} . \tag{10.6}
+# \theta_i' = \left(b\, s^{d/(d-2)}\right)^{-2i/d} . \tag{12.6}
 # $$
 #
 # - **YaRN** (Bowen Peng, Jeffrey Quesnelle, Honglu Fan and Enrico Shippole, 2023,
@@ -487,7 +488,7 @@ fig = roformer_figures.long_term_decay()
 # \begin{aligned}
 # \theta_i' &= (1 - \rho_i)\,\frac{\theta_i}{s} + \rho_i\, \theta_i ,\\
 # \rho_i &= \frac{r_i - r_\text{slow}}{r_\text{fast} - r_\text{slow}} ,
-# \end{aligned} \tag{10.7}
+# \end{aligned} \tag{12.7}
 # $$
 #
 #   and it also multiplies the attention logits by $(0.1 \ln s + 1)^2$. (The paper calls the
@@ -495,7 +496,7 @@ fig = roformer_figures.long_term_decay()
 #   already name the sharpness settings of the hand-built model, hence $\rho$,
 #   $r_\text{slow}$ and $r_\text{fast}$ here, after the code's `beta_slow` and `beta_fast`.)
 #
-# **What** [(10.7)](#eq-yarn) does: pairs that turn many times within $L$ keep their
+# **What** [(12.7)](#eq-yarn) does: pairs that turn many times within $L$ keep their
 # frequency, pairs that never complete a turn are interpolated as in PI, and the ones between
 # get a mixture. **Why**: a fast pair has already met every angle during training, so stretching
 # it only blurs local position, while a slow pair would meet new angles unless it is stretched.
@@ -503,7 +504,7 @@ fig = roformer_figures.long_term_decay()
 # switch, and the pairs on either side of it would be treated very differently.
 #
 # The weight $\rho_i$ is where the paper and the code part ways. The paper's
-# [(10.7)](#eq-yarn) is linear in $r_i$. The YaRN reference code, and Hugging Face's
+# [(12.7)](#eq-yarn) is linear in $r_i$. The YaRN reference code, and Hugging Face's
 # `_compute_yarn_parameters` after it, is linear in the *pair index* instead: it finds the
 # (fractional) index at which $r$ equals a given number of turns,
 # $i(r) = d\,\ln\!\big(L/(2\pi r)\big) / (2\ln b)$, rounds the two ends outwards and ramps
@@ -517,15 +518,15 @@ fig = roformer_figures.long_term_decay()
 # \frac{i - i_\text{fast}}{i_\text{slow} - i_\text{fast}}\right),\\
 # i_\text{fast} &= \lfloor i(r_\text{fast}) \rfloor,\\
 # i_\text{slow} &= \lceil i(r_\text{slow}) \rceil .
-# \end{aligned} \tag{10.8}
+# \end{aligned} \tag{12.8}
 # $$
 #
-# Since $r_i$ falls geometrically with $i$, [(10.8)](#eq-yarn-code) is linear in $\log r_i$, not
+# Since $r_i$ falls geometrically with $i$, [(12.8)](#eq-yarn-code) is linear in $\log r_i$, not
 # in $r_i$. Both readings keep the fastest pairs and interpolate the slowest; in between they
 # differ. The package follows the code, as the models that ship YaRN do:
-# `rope_explained.scaled_frequencies` uses [(10.8)](#eq-yarn-code), and so does Figure 10.4;
+# `rope_explained.scaled_frequencies` uses [(12.8)](#eq-yarn-code), and so does Figure 12.4;
 # `rope_explained.yarn_keep(..., ramp="paper")` gives the paper's weights for comparison
-# (Figure 10.5 and the table after it). The cell below links the two codes' ramps.
+# (Figure 12.5 and the table after it). The cell below links the two codes' ramps.
 
 # %%
 Markdown(
@@ -567,15 +568,15 @@ for method, (inv_freq, attention_factor) in rows.items():
 # alike to the high-frequency pairs that carry fine local position. NTK-aware scaling keeps the
 # fast pairs intact and cuts the worst overshoot from 4 to about 1.6, without removing it. YaRN
 # keeps the fast pairs exactly, interpolates the slow ones fully, blends in between, and adds a
-# mild logit scale. Figure 10.4 draws the wavelengths
+# mild logit scale. Figure 12.4 draws the wavelengths
 # for every pair, with the trained length $L$ and the target length $sL$ marked.
 
 # %% tags=["fig:paper-context-wavelengths"]
 fig = roformer_figures.context_wavelengths()
 
 # %% [markdown]
-# The two readings of YaRN's weight $\rho_i$, [(10.7)](#eq-yarn) and
-# [(10.8)](#eq-yarn-code), side by side for the same head, for the pairs where either is strictly
+# The two readings of YaRN's weight $\rho_i$, [(12.7)](#eq-yarn) and
+# [(12.8)](#eq-yarn-code), side by side for the same head, for the pairs where either is strictly
 # between 0 and 1. The last column is the factor $\theta_i'/\theta_i = \rho_i + (1 - \rho_i)/s$
 # by which each reading scales the pair's frequency.
 
@@ -610,7 +611,7 @@ print(
 # %% [markdown]
 # Both ramps run over the same pairs, but between the ends the code keeps every pair closer to
 # its own frequency than the paper's formula does: where the paper's weight has fallen to about
-# a half, the code's is still about 0.8. Figure 10.5 draws both. Every pair in the table gets a
+# a half, the code's is still about 0.8. Figure 12.5 draws both. Every pair in the table gets a
 # different frequency under the two readings, so an implementation that follows the paper's
 # formula literally does not give the frequencies that YaRN models were fine-tuned with.
 
@@ -625,14 +626,14 @@ fig = roformer_figures.yarn_ramps()
 # ## What to take away
 #
 # - RoPE rotates queries and keys by angles proportional to position; the score then depends on
-#   the offset only, [(10.2)](#eq-relative-score). No parameters, no change of norm, values
+#   the offset only, [(12.2)](#eq-relative-score). No parameters, no change of norm, values
 #   untouched.
 # - Six quick checks catch the usual implementation slips. Shift invariance is the one that
 #   matters, and "different offsets give different scores" stops a do-nothing function from
 #   passing.
 # - Interleaved and rotate-half are the same rotation up to a fixed permutation; checkpoints need
 #   their $W_q$, $W_k$ rows permuted to move between them.
-# - The decay bound [(10.4)](#eq-decay-bound) is loose, and the decay it predicts shows up for
+# - The decay bound [(12.4)](#eq-decay-bound) is loose, and the decay it predicts shows up for
 #   similar queries and keys, not for unrelated ones.
 # - Past the trained context, PI, NTK-aware scaling and YaRN trade local resolution against
 #   unseen angles in different ways. YaRN's ramp is linear in the number of turns in the paper

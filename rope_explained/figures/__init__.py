@@ -22,11 +22,12 @@ uses it inside math):
     def fp_top_probability(text=FORWARD_PASS_PROMPT) -> str:
         return f"{example_trace(text).probs[-1].max():.3f}"
 
-The site build replaces each value macro on the page with that text, through a cache keyed like
-the figures' ([`value_cached`][]). A value belongs to the page of its module.
+The site build replaces each value macro on the page with that text. A value belongs to the
+page of its module.
 
-Nothing here knows about MkDocs or HTML: ``python -m rope_explained.figures --out DIR`` renders
-every registered figure into ``DIR``.
+Nothing here knows about MkDocs or HTML, and nothing here writes a file: the site build keeps
+what it computed in its own cache (keyed by [`module_dependencies`][]), and
+``python -m rope_explained.figures --out DIR`` writes every registered figure into ``DIR``.
 """
 
 from __future__ import annotations
@@ -34,21 +35,16 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
-import hashlib
 import importlib
 import inspect
 import io
-import json
 import math
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import matplotlib
 import matplotlib.pyplot as plt
-import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import check_choice, check_text, show
@@ -74,18 +70,15 @@ MODULES = (
     "real_models.decoding",
     "real_models.precision",
     "playground",
+    "notation",
 )
 """Modules that hold figures, one per page (imported by [`load_all`][])."""
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-CACHE_DIR = PACKAGE_DIR.parent / ".cache" / "figures"
-"""Where rendered figures are kept between builds (beside the package, in the repository)."""
-VALUE_CACHE_DIR = PACKAGE_DIR.parent / ".cache" / "values"
-"""Where computed page values are kept between builds."""
 ID_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 """Figure and value ids: lower-case kebab-case."""
 FORMATS = ("svg", "png", "pdf")
-"""The formats [`render_bytes`][] and [`render`][] write."""
+"""The formats [`render_bytes`][] renders."""
 MAX_ID_LENGTH = 80
 """Longest figure id [`register`][] accepts."""
 _ID = re.compile(ID_PATTERN)
@@ -116,18 +109,6 @@ def _check_module(module: object) -> str:
             f"got {show(module)}"
         )
     return module
-
-
-def _check_dir(name: str, value: object) -> Path:
-    """A non-empty directory path (str or os.PathLike) without NUL characters."""
-    if isinstance(value, os.PathLike):
-        value = os.fspath(value)
-    if not isinstance(value, str) or not value or "\0" in value or len(value) > 4096:
-        raise ValueError(
-            f"{name} must be a non-empty path (a str or pathlib.Path) of at most 4096 "
-            f"characters; got {show(value)}"
-        )
-    return Path(value)
 
 
 def page_of(module: str) -> str:
@@ -393,7 +374,8 @@ def _imported_names(module: str, is_package: bool, source: str) -> frozenset[str
 
 def module_dependencies(module: str) -> list[str]:
     """``module``, every module of this package it imports (directly or not), and their parent
-    packages, sorted.
+    packages, sorted: what a figure or value of ``module`` can depend on (the site build keys
+    its cache with their source, so that editing one page's module redraws that page only).
 
     A parent package's ``__init__`` runs on import but computes nothing a figure draws, so its
     own imports are not followed (``rope_explained/__init__.py`` imports every module only to
@@ -411,104 +393,6 @@ def module_dependencies(module: str) -> list[str]:
         todo.extend(_package_imports(name) - seen)
     parents = {".".join(n.split(".")[:i]) for n in seen for i in range(1, n.count(".") + 1)}
     return sorted(seen | parents)
-
-
-def source_hash(module: str) -> str:
-    """A hash of everything a figure module's output depends on.
-
-    The module's source and that of every module of the package it imports (transitively), the
-    style file, and the versions of numpy and matplotlib: editing a figure of one page re-renders
-    that page's figures only; editing the model re-renders every figure that runs it.
-    ``module`` as for [`module_dependencies`][].
-    """
-    _check_module(module)
-    known = _SOURCE_HASHES.get((module, PACKAGE_DIR)) or _stored_source_hash(module)
-    if known is not None and _stamp(known[0]) == known[1]:
-        _SOURCE_HASHES[module, PACKAGE_DIR] = known
-        return known[2]  # no file it was computed from has changed since
-    names = module_dependencies(module)
-    paths = [_module_path(name) for name in names] + [STYLE_FILE]
-    stamp = _stamp(paths)
-    h = hashlib.sha256()
-    for name, path in zip(names, paths[:-1], strict=True):
-        h.update(name.encode())
-        h.update(path.read_bytes())
-    h.update(STYLE_FILE.read_bytes())
-    h.update(f"numpy {np.__version__} matplotlib {matplotlib.__version__}".encode())
-    _SOURCE_HASHES[module, PACKAGE_DIR] = (paths, stamp, h.hexdigest())
-    _store_source_hash(module, paths, stamp, h.hexdigest())
-    return h.hexdigest()
-
-
-_SOURCE_HASHES: dict[tuple[str, Path], tuple[list[Path], tuple, str]] = {}
-"""(module, package folder) -> (the files its source hash read, their sizes and modification
-times, the hash)"""
-SOURCE_HASH_FILE = CACHE_DIR / "source-hashes.json"
-"""The same, kept beside the figure cache for the next process (a build, a test run), so that
-it reads the import graph again only where a file changed."""
-
-
-def _read_source_hashes() -> dict:
-    try:
-        stored = json.loads(SOURCE_HASH_FILE.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return stored if isinstance(stored, dict) else {}
-
-
-def _stored_source_hash(module: str) -> tuple[list[Path], tuple, str] | None:
-    entry = _read_source_hashes().get(f"{PACKAGE_DIR}:{module}")
-    try:
-        paths, stamp, digest = entry
-        return [Path(p) for p in paths], tuple(tuple(s) for s in stamp), str(digest)
-    except (TypeError, ValueError):
-        return None
-
-
-def _store_source_hash(module: str, paths: list[Path], stamp: tuple, digest: str) -> None:
-    stored = {  # entries of package folders that are gone (a test's copy) are dropped
-        key: entry
-        for key, entry in _read_source_hashes().items()
-        if os.path.isdir(key.rsplit(":", 1)[0])
-    }
-    stored[f"{PACKAGE_DIR}:{module}"] = [[str(p) for p in paths], [list(s) for s in stamp], digest]
-    try:
-        SOURCE_HASH_FILE.parent.mkdir(parents=True, exist_ok=True)
-        tmp = SOURCE_HASH_FILE.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(stored, sort_keys=True), encoding="utf-8")
-        tmp.replace(SOURCE_HASH_FILE)
-    except OSError:
-        pass  # a read-only checkout: computed again next time
-
-
-def _stamp(paths: list[Path]) -> tuple:
-    """Size and modification time of each file (a file that is gone counts as changed)."""
-    out = []
-    for path in paths:
-        try:
-            st = path.stat()
-        except OSError:
-            return ()
-        out.append((st.st_size, st.st_mtime_ns))
-    return tuple(out)
-
-
-def cache_key(spec: FigureSpec | ValueSpec) -> str:
-    """Cache key of a figure or a value: its code's [`source_hash`][], its id and its
-    arguments.
-
-    ``spec`` is a [`FigureSpec`][] or a [`ValueSpec`][], as [`get`][] and
-    [`get_value`][] return.
-    """
-    if not isinstance(spec, (FigureSpec, ValueSpec)):
-        raise ValueError(
-            f"spec must be a FigureSpec or a ValueSpec (see figures.get); got {show(spec)}"
-        )
-    h = hashlib.sha256()
-    h.update(source_hash(spec.func.__module__).encode())
-    h.update(spec.id.encode())
-    h.update(repr(sorted(spec.kwargs.items())).encode())
-    return h.hexdigest()[:20]
 
 
 SVG_DECIMALS = 2
@@ -597,75 +481,6 @@ def render_bytes(fig_id: str, fmt: str = "svg") -> bytes:
         fig.savefig(buf, format=fmt, metadata=metadata)
         plt.close(fig)
     return _compact_svg(buf.getvalue()) if fmt == "svg" else buf.getvalue()
-
-
-def render_cached(fig_id: str, cache_dir: str | Path = CACHE_DIR) -> tuple[bytes, bool]:
-    """The SVG bytes of a registered figure and whether they had to be rendered.
-
-    The cache file is ``cache_dir/<id>-<cache_key>.svg``: a figure is rendered again only when
-    the code it depends on or its arguments change ([`cache_key`][]). Older versions of the
-    same figure are deleted when a new one is written. ``cache_dir`` is a non-empty path.
-    """
-    cache_dir = _check_dir("cache_dir", cache_dir)
-    spec = get(fig_id)
-    key = cache_key(spec)
-    path = cache_dir / f"{fig_id}-{key}.svg"
-    if path.is_file():
-        return path.read_bytes(), False
-    data = render_bytes(fig_id, "svg")
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    for old in cache_dir.glob(f"{fig_id}-*.svg"):
-        if re.fullmatch(rf"{re.escape(fig_id)}-[0-9a-f]+\.svg", old.name):
-            old.unlink()
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    return data, True
-
-
-def render(fig_id: str, out_dir: str | Path, fmt: str = "svg") -> Path:
-    """Render a registered figure into ``out_dir/<id>.<fmt>`` and return the path.
-
-    ``out_dir`` is a non-empty path (made if missing); ``fmt`` one of [`FORMATS`][].
-    """
-    out = _check_dir("out_dir", out_dir)
-    check_choice("fmt", fmt, FORMATS)
-    get(fig_id)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{fig_id}.{fmt}"
-    path.write_bytes(render_bytes(fig_id, fmt))
-    return path
-
-
-def value_cached(value_id: str, cache_dir: str | Path = VALUE_CACHE_DIR) -> tuple[str, bool]:
-    """The text of a registered value and whether it had to be computed.
-
-    The cache file is ``cache_dir/<id>-<cache_key>.json``, holding the id, the key and the
-    text: a value is computed again only when the code its module depends on or its arguments
-    change ([`cache_key`][]). Older versions of the same value are deleted when a new one is
-    written; a damaged file is computed again.
-    """
-    spec = get_value(value_id)
-    key = cache_key(spec)
-    cache_dir = Path(cache_dir)
-    path = cache_dir / f"{value_id}-{key}.json"
-    if path.is_file():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = None
-        if isinstance(data, dict) and data.get("id") == value_id and data.get("key") == key:
-            if isinstance(data.get("text"), str) and data["text"]:
-                return data["text"], False
-    text = spec.compute()
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    for old in cache_dir.glob(f"{value_id}-*.json"):
-        if re.fullmatch(rf"{re.escape(value_id)}-[0-9a-f]+\.json", old.name):
-            old.unlink()
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"id": value_id, "key": key, "text": text}) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return text, True
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,16 +14,19 @@ import numpy as np
 
 from ..embedding import VOCAB, letter_angle
 from ..examples import FACTOR, LONG_MODE_PROMPT, OPENING_PROMPT, ORIGINAL_MAX_POSITION
-from ..model import forward, predict_last
+from ..extension import layer0_kernel
+from ..model import Config, forward, predict_last
 from ..rope import SCALING_METHODS, frequencies
 from ..sources import source_link
-from . import register, value
+from . import ceil_to, floor_to, register, value
 from .style import SEQUENTIAL, attention_heatmap, new_figure
 
 SCORE_GAP_FLOOR = -40.0
 """The layer-0 score panel shows each row of scores minus the row's best visible score, on
-``cividis`` from this floor (and below) to 0, like the layer-0 page's figure of the pattern;
-the site build passes it to the live panel too (docs/hooks/playground.py)."""
+[`SCORE_GAP_CMAP`][] from this floor (and below) to 0, like the layer-0 page's figure of the
+pattern; the site build passes it to the live panel too (docs/hooks/playground.py)."""
+SCORE_GAP_CMAP = "cividis"
+"""The colour map of that panel (sequential: the gap runs one way, from the floor to 0)."""
 
 
 def score_gap(trace) -> np.ndarray:
@@ -74,7 +77,7 @@ def opening(text: str = OPENING_PROMPT):
     (ax_s, ax_a0), (ax_a1, ax_p) = axes
     # positions on the axes, as the live panels label them
     im = attention_heatmap(
-        ax_s, score_gap(tr), tr.mask, cmap="cividis", vmin=SCORE_GAP_FLOOR, vmax=0.0
+        ax_s, score_gap(tr), tr.mask, cmap=SCORE_GAP_CMAP, vmin=SCORE_GAP_FLOOR, vmax=0.0
     )
     fig.colorbar(im, ax=ax_s, label="score minus the row's best", shrink=0.8, extend="min")
     for ax, A, label in ((ax_a0, tr.A0, r"$A^{(0)}_{m,n}$"), (ax_a1, tr.A1, r"$A^{(1)}_{m,n}$")):
@@ -111,11 +114,12 @@ def opening(text: str = OPENING_PROMPT):
 
 @value("playground-letter-step-1000", base=1000.0)
 @value("playground-letter-step-10000", base=10000.0)
-def playground_letter_step(base: float = 10000.0, d: int = 64) -> str:
+def playground_letter_step(base: float | None = None, d: int | None = None) -> str:
     """How many positions the slowest pair needs, at ``base``, to turn through the angle
-    between two neighbouring letters."""
+    between two neighbouring letters (``None``: the model's base and head dimension)."""
+    c = Config()
     step = letter_angle("b") - letter_angle("a")
-    return f"{step / frequencies(d, base)[-1]:.0f}"
+    return f"{step / frequencies(d or c.d, base or c.base)[-1]:.0f}"
 
 
 @functools.cache
@@ -163,18 +167,44 @@ def playground_long_linear_peak() -> str:
     return f"{len(r.tokens) - 1 - int(r.peak[-1])}"
 
 
+def long_mode_linear_row(factor: float = FACTOR) -> np.ndarray:
+    """Under linear scaling by ``factor`` (the playground's original context), the last query's
+    layer-0 weights on the 4,096-letter prompt, on the keys 0, 1, 2, ... steps back: the
+    causal softmax of the distance kernel."""
+    T = len(LONG_MODE_PROMPT) + Config().bos
+    cfg = {"scaling": "linear", "factor": factor, "original_max_position": ORIGINAL_MAX_POSITION}
+    f = layer0_kernel(T, **cfg)  # (T,) score against the distance
+    return np.exp(f - np.logaddexp.reduce(f))
+
+
+@value("playground-long-linear-peak-weight")
+def playground_long_linear_peak_weight() -> str:
+    """Under linear scaling, the last query's layer-0 weight on its favourite key."""
+    return f"{long_mode_linear_row().max():.2f}"
+
+
+@value("playground-long-linear-neighbour-weight")
+def playground_long_linear_neighbour_weight() -> str:
+    """Under linear scaling, the last query's layer-0 weight on each neighbour of its
+    favourite key (the two are equal: the kernel is symmetric about the peak)."""
+    w = long_mode_linear_row()
+    k = int(np.argmax(w))
+    return f"{w[k - 1]:.2f}"
+
+
 @value("playground-half-step-horizon")
-def playground_half_step_horizon(base: float = 10000.0, d: int = 64) -> str:
+def playground_half_step_horizon(base: float | None = None, d: int | None = None) -> str:
     """How many positions the slowest pair needs, at ``base``, to turn through half the angle
-    between two neighbouring letters."""
+    between two neighbouring letters (``None``: the model's base and head dimension)."""
+    c = Config()
     step = letter_angle("b") - letter_angle("a")
-    return f"{step / 2 / frequencies(d, base)[-1]:.0f}"
+    return f"{step / 2 / frequencies(d or c.d, base or c.base)[-1]:.0f}"
 
 
 @value("playground-long-unscaled-top")
 def playground_long_unscaled_top() -> str:
     """Without scaling, the largest weight the last query puts on any key."""
-    return f"{long_mode_results()[None].attention1.max():.2f}"
+    return ceil_to(long_mode_results()[None].attention1.max(), 2)  # "none gets more than"
 
 
 @value("playground-long-right-least")
@@ -182,7 +212,7 @@ def playground_long_right_least() -> str:
     """The smallest weight on the key to copy among the methods that copy the right letter."""
     answer, key = long_mode_answer()
     weights = [r.attention1[key] for r in long_mode_results().values() if r.prediction == answer]
-    return f"{min(weights):.2f}"
+    return floor_to(min(weights), 2)  # "with a weight of at least"
 
 
 # --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---

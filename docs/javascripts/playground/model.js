@@ -1,18 +1,26 @@
 /*
- * RoPE playground, the model: the two-layer transformer of rope_explained.forward, recomputed in
- * the browser. No DOM: tokenize, the checks of Config, the frequencies (with the context
- * extensions of rope.scaled_frequencies), the causal softmax, the forward pass, the prediction
- * alone for long texts (predictLast, as model.predict_last), and the check of what the reader
- * typed.
+ * RoPE playground, the model: the two-layer transformer of rope_explained.model.forward_tokens,
+ * recomputed in the browser. No DOM: tokenize, the checks of Config, the frequencies (with the
+ * context extensions of rope.scaled_frequencies and the ablations unrotated_fast,
+ * unrotated_slow, layer1_rotary, rotary_pct), the causal softmax, the forward pass, the
+ * prediction alone for long texts (predictLast, as model.predict_last), and the check of what
+ * the reader typed.
+ *
+ * It computes each quantity from the few coordinates the hand-built heads use (layer 0 reads
+ * the bias coordinate, layer 1 sits in the slowest pair, the readout reads the plane of the
+ * letter angles, b_out = 0), as heads.py writes them; tests/test_playground.py holds it to the
+ * package over every setting Config accepts (hypothesis), so a change of the heads that this
+ * reading misses fails there. The one setting it does not model, weights_layout other than the
+ * layout, it refuses by name; every other value outside Config's ranges too.
  *
  * Reads window.RopePlaygroundData (data.js, written from the package while the site builds):
- * the defaults of Config, the vocabulary and its letter step, the head names, the scaling methods
- * and their settings, and the input limits come from there, never from this file. Defines
- * window.RopePlaygroundModel. tests/test_playground.py checks forward() and predictLast()
- * against the package to 1e-9.
+ * the defaults and upper limits of Config, YaRN's and Llama 3.1's constants, the vocabulary and
+ * its letter step, the head names, the scaling methods and the input limits come from there,
+ * never from this file. Defines window.RopePlaygroundModel.
  *
  * Notation (the site's): T positions m, n = 0..T-1 (the start token <s> at 0), head
- * dimension d, frequencies theta_i = base^(-2i/d), letter angles a_t = idx(t) * LETTER_STEP.
+ * dimension d, rotary width r = int(d * rotary_pct), frequencies theta_i = base^(-2i/r), letter
+ * angles a_t = idx(t) * LETTER_STEP.
  */
 (function () {
   "use strict";
@@ -31,11 +39,51 @@
     INDEX[t] = i;
   });
 
+  var MAX = DATA.CONFIG_MAX; // the largest value of each numeric setting (model.CONFIG_MAX)
+
   function isFiniteNumber(x) {
     return typeof x === "number" && isFinite(x);
   }
 
-  /** The settings of Config, with the same checks (a RangeError names value and range). */
+  function isInteger(x) {
+    return typeof x === "number" && Number.isInteger(x);
+  }
+
+  /** A RangeError naming the setting, its allowed range and the value it got. */
+  function refuse(name, allowed, value) {
+    return new RangeError(name + " must be " + allowed + "; got " + String(value));
+  }
+
+  function checkInteger(cfg, name, lo, hi, why) {
+    var x = cfg[name];
+    if (!isInteger(x) || x < lo || x > hi) {
+      throw refuse(name, "an integer in [" + lo + ", " + hi + "]" + (why || ""), x);
+    }
+  }
+
+  function checkNumber(cfg, name, lo, hi, loOpen, why) {
+    var x = cfg[name];
+    if (!isFiniteNumber(x) || (loOpen ? x <= lo : x < lo) || x > hi) {
+      throw refuse(name, "a finite number in " + (loOpen ? "(" : "[") + lo + ", " + hi + "]" + (why || ""), x);
+    }
+  }
+
+  function checkChoice(cfg, name, allowed) {
+    if (allowed.indexOf(cfg[name]) < 0) throw refuse(name, "one of " + allowed.join(", "), cfg[name]);
+  }
+
+  function checkBoolean(cfg, name) {
+    if (typeof cfg[name] !== "boolean") throw refuse(name, "true or false", cfg[name]);
+  }
+
+  /**
+   * The settings of Config (rope_explained.model.Config), each checked against the same range
+   * (from DATA.CONFIG_MAX and Config's comments), or a RangeError naming the setting. One setting
+   * Config takes is refused here because this file does not model it: weights_layout other than
+   * null or the layout (weights run under the other pairing, whose scores this file's reading of
+   * the heads does not cover). Adds r, the rotary width int(d * rotary_pct), as a property that
+   * is not enumerated.
+   */
   function makeConfig(overrides) {
     var cfg = {};
     var key;
@@ -50,66 +98,59 @@
         cfg[key] = overrides[key];
       }
     }
-    if (!Number.isInteger(cfg.d) || cfg.d < 2 || cfg.d % 2) {
-      throw new RangeError("d must be an even integer >= 2; got " + cfg.d);
+    if (!isInteger(cfg.d) || cfg.d < 2 || cfg.d > MAX.d || cfg.d % 2) {
+      throw refuse("d", "an even integer in [2, " + MAX.d + "]", cfg.d);
     }
-    if (!Number.isInteger(cfg.D) || cfg.D < 3 * cfg.d + 1) {
-      throw new RangeError("D must be an integer in [" + (3 * cfg.d + 1) + ", inf]; got " + cfg.D);
-    }
-    if (!isFiniteNumber(cfg.base) || cfg.base <= 1) {
-      throw new RangeError("base must be a finite number > 1; got " + cfg.base);
-    }
+    checkInteger(cfg, "D", 3 * cfg.d + 1, MAX.D);
+    checkNumber(cfg, "base", 1, MAX.base, true);
     ["alpha", "beta", "gamma"].forEach(function (name) {
-      if (!isFiniteNumber(cfg[name]) || cfg[name] <= 0) {
-        throw new RangeError(name + " must be a finite number > 0; got " + cfg[name]);
-      }
+      checkNumber(cfg, name, 0, MAX[name], true);
     });
-    if (!Number.isInteger(cfg.offset) || cfg.offset < 0) {
-      throw new RangeError("offset must be an integer in [0, inf]; got " + cfg.offset);
+    checkInteger(cfg, "offset", 0, MAX.offset);
+    checkChoice(cfg, "head", HEADS);
+    checkBoolean(cfg, "bos");
+    checkChoice(cfg, "layout", DATA.LAYOUTS);
+    if (cfg.weights_layout !== null) {
+      checkChoice(cfg, "weights_layout", DATA.LAYOUTS);
+      if (cfg.weights_layout !== cfg.layout) {
+        throw new RangeError("weights_layout " + JSON.stringify(cfg.weights_layout) + " with layout " +
+          JSON.stringify(cfg.layout) + " is not modelled here: the playground runs the weights in " +
+          "the layout they were written for (weights_layout null or equal to layout)");
+      }
     }
-    if (HEADS.indexOf(cfg.head) < 0) {
-      throw new RangeError("unknown head '" + cfg.head + "'; allowed: " + HEADS.join(", "));
+    checkNumber(cfg, "rotary_pct", 0, 1, true);
+    var r = Math.trunc(cfg.d * cfg.rotary_pct);
+    if (r < 2 || r % 2) {
+      throw refuse("rotary_pct", "such that int(d * rotary_pct) is an even number >= 2 (d = " +
+        cfg.d + ")", cfg.rotary_pct);
     }
-    if (typeof cfg.bos !== "boolean") {
-      throw new RangeError("bos must be true or false; got " + cfg.bos);
+    checkInteger(cfg, "unrotated_fast", 0, r / 2);
+    checkInteger(cfg, "unrotated_slow", 0, r / 2);
+    if (cfg.unrotated_fast + cfg.unrotated_slow > r / 2) {
+      throw refuse("unrotated_fast + unrotated_slow", "at most the " + r / 2 + " rotary pairs",
+        cfg.unrotated_fast + cfg.unrotated_slow);
     }
-    // The heads are written for interleaved pairs; "half" with weights reordered for it gives
-    // the same scores, which is what this file computes. Other layouts it does not model.
-    if (DATA.LAYOUTS.indexOf(cfg.layout) < 0) {
-      throw new RangeError("unknown layout '" + cfg.layout + "'; allowed: " + DATA.LAYOUTS.join(", "));
-    }
-    if (cfg.weights_layout !== null && cfg.weights_layout !== cfg.layout) {
-      throw new RangeError("weights_layout must be null or equal layout here (the playground runs " +
-        "weights in the layout they were written for); got " + cfg.weights_layout);
-    }
-    if (cfg.rotary_pct !== DEFAULTS.rotary_pct) {
-      throw new RangeError("rotary_pct must be " + DEFAULTS.rotary_pct +
-        " here (every coordinate of the head rotates); got " + cfg.rotary_pct);
-    }
+    checkBoolean(cfg, "layer1_rotary");
     if (cfg.scaling === null) {
       ["factor", "original_max_position"].forEach(function (name) {
         if (cfg[name] !== null) {
           throw new RangeError(name + " has an effect only with a scaling; got scaling=null");
         }
       });
-      return cfg;
+    } else {
+      if (DATA.SCALING_METHODS.indexOf(cfg.scaling) < 0) {
+        throw refuse("scaling", "null or one of " + DATA.SCALING_METHODS.join(", "), cfg.scaling);
+      }
+      var scaling = " (scaling " + JSON.stringify(cfg.scaling) + " needs it)";
+      checkNumber(cfg, "factor", 1, MAX.factor, false, scaling);
+      checkInteger(cfg, "original_max_position", 1, MAX.original_max_position, scaling);
+      if ((cfg.scaling === "ntk" || cfg.scaling === "dynamic-ntk") && r < 4) {
+        throw refuse("scaling", "other than '" + cfg.scaling + "' with fewer than 4 rotary " +
+          "coordinates (it scales the base by a power r/(r-2))", cfg.scaling);
+      }
     }
-    if (DATA.SCALING_METHODS.indexOf(cfg.scaling) < 0) {
-      throw new RangeError("unknown scaling '" + cfg.scaling + "'; allowed: null, " +
-        DATA.SCALING_METHODS.join(", "));
-    }
-    if (!isFiniteNumber(cfg.factor) || cfg.factor < 1 || cfg.factor > DATA.MAX_FACTOR) {
-      throw new RangeError("factor must be a number in [1, " + DATA.MAX_FACTOR + "] with scaling '" +
-        cfg.scaling + "'; got " + cfg.factor);
-    }
-    var L = cfg.original_max_position;
-    if (!Number.isInteger(L) || L < 1 || L > 1e9) {
-      throw new RangeError("original_max_position must be an integer in [1, 1000000000] with " +
-        "scaling '" + cfg.scaling + "'; got " + L);
-    }
-    if ((cfg.scaling === "ntk" || cfg.scaling === "dynamic-ntk") && cfg.d < 4) {
-      throw new RangeError("scaling '" + cfg.scaling + "' needs d >= 4; got d=" + cfg.d);
-    }
+    // r rides along unlisted, so that a config given back (trace.config) reads as the settings
+    Object.defineProperty(cfg, "r", { value: r, enumerable: false });
     return cfg;
   }
 
@@ -143,6 +184,10 @@
     if (text.length === 0) {
       throw new RangeError("text is empty; give at least one letter " + FIRST + "-" + LAST);
     }
+    if (text.length > DATA.MODEL_MAX_LETTERS) {
+      throw new RangeError("text has " + text.length + " characters; the model takes at most " +
+        DATA.MODEL_MAX_LETTERS + " letters (MAX_LETTERS)");
+    }
     var out = [];
     var pos = 0;
     for (var ch of text) {
@@ -157,54 +202,63 @@
     return out;
   }
 
-  /** theta_i = base^(-2i/d), i = 0..d/2-1 (rope.frequencies). */
-  function frequencies(d, base) {
-    var theta = new Float64Array(d / 2);
-    for (var i = 0; i < d / 2; i++) theta[i] = Math.pow(base, (-2 * i) / d);
+  /** theta_i = base^(-2i/r), i = 0..r/2-1 (rope.frequencies of an r-wide rotary part). */
+  function frequencies(r, base) {
+    var theta = new Float64Array(r / 2);
+    for (var i = 0; i < r / 2; i++) theta[i] = Math.pow(base, (-2 * i) / r);
     return theta;
   }
 
   /**
-   * The frequencies the heads turn by for a text of T positions, and YaRN's attention factor
-   * (1 otherwise), as rope_explained.model.rope_frequencies(config, T) computes them from
-   * rope.scaled_frequencies:
+   * The frequencies the rotary part (r = int(d * rotary_pct) coordinates) turns by for a text
+   * of T positions, and YaRN's attention factor (1 otherwise), as
+   * rope_explained.model.rope_frequencies(config, T) computes them from rope.scaled_frequencies:
    *   linear:      theta_i / s
-   *   ntk:         base' = base s^(d/(d-2))
-   *   dynamic-ntk: base' = base (s T / L - (s - 1))^(d/(d-2)) when T > L, else no change
+   *   ntk:         base' = base s^(r/(r-2))
+   *   dynamic-ntk: base' = base (s T / L - (s - 1))^(r/(r-2)) when T > L, else no change
    *   yarn:        blend of theta_i and theta_i / s by the reference code's ramp over the pair
-   *                index (yarnKeep); attention factor 0.1 ln s + 1 on queries and keys
-   *   llama3:      theta_i kept below wavelength L / 4, theta_i / s above L / 1, smooth between
+   *                index (yarnKeep); attention factor 1 + YARN.attention_slope ln s
+   *   llama3:      theta_i kept below wavelength L / high, theta_i / s above L / low, smooth between
+   * then the unrotated_fast fastest and unrotated_slow slowest pairs get frequency 0.
    * Returns {theta, attentionFactor}.
    */
   function ropeFrequencies(cfg, T) {
-    var d = cfg.d;
+    var out = scaledFrequencies(cfg, T);
+    var theta = out.theta;
+    for (var i = 0; i < cfg.unrotated_fast; i++) theta[i] = 0;
+    for (i = theta.length - cfg.unrotated_slow; i < theta.length; i++) theta[i] = 0;
+    return out;
+  }
+
+  function scaledFrequencies(cfg, T) {
+    var r = cfg.r;
     var s = cfg.factor;
     var L = cfg.original_max_position;
-    var theta = frequencies(d, cfg.base);
+    var theta = frequencies(r, cfg.base);
     var i;
     switch (cfg.scaling) {
       case null:
         return { theta: theta, attentionFactor: 1 };
       case "linear":
-        for (i = 0; i < d / 2; i++) theta[i] = theta[i] / s;
+        for (i = 0; i < r / 2; i++) theta[i] = theta[i] / s;
         return { theta: theta, attentionFactor: 1 };
       case "ntk":
-        return { theta: frequencies(d, cfg.base * Math.pow(s, d / (d - 2))), attentionFactor: 1 };
+        return { theta: frequencies(r, cfg.base * Math.pow(s, r / (r - 2))), attentionFactor: 1 };
       case "dynamic-ntk":
         if (T <= L) return { theta: theta, attentionFactor: 1 };
         return {
-          theta: frequencies(d, cfg.base * Math.pow(s * T / L - (s - 1), d / (d - 2))),
+          theta: frequencies(r, cfg.base * Math.pow(s * T / L - (s - 1), r / (r - 2))),
           attentionFactor: 1,
         };
       case "yarn": {
-        var keep = yarnKeep(d, cfg.base, L, DATA.YARN.beta_fast, DATA.YARN.beta_slow);
-        for (i = 0; i < d / 2; i++) theta[i] = (theta[i] / s) * (1 - keep[i]) + theta[i] * keep[i];
-        return { theta: theta, attentionFactor: Math.log(s) / 10 + 1 };
+        var keep = yarnKeep(r, cfg.base, L, DATA.YARN.beta_fast, DATA.YARN.beta_slow);
+        for (i = 0; i < r / 2; i++) theta[i] = (theta[i] / s) * (1 - keep[i]) + theta[i] * keep[i];
+        return { theta: theta, attentionFactor: DATA.YARN.attention_slope * Math.log(s) + 1 };
       }
       case "llama3": {
         var lo = DATA.LLAMA3.low_freq_factor;
         var hi = DATA.LLAMA3.high_freq_factor;
-        for (i = 0; i < d / 2; i++) {
+        for (i = 0; i < r / 2; i++) {
           var t = theta[i];
           var wavelen = (2 * Math.PI) / t;
           var mu = (L / wavelen - lo) / (hi - lo);
@@ -222,28 +276,21 @@
    * that turn more than betaFast times over L, 0 below betaSlow, linear in the pair index i
    * between the indices where the turn count r_i = L theta_i / 2 pi crosses the two.
    */
-  function yarnKeep(d, base, L, betaFast, betaSlow) {
+  function yarnKeep(r, base, L, betaFast, betaSlow) {
     var dim = function (rotations) {
-      return (d * Math.log(L / (rotations * 2 * Math.PI))) / (2 * Math.log(base));
+      return (r * Math.log(L / (rotations * 2 * Math.PI))) / (2 * Math.log(base));
     };
     var low = Math.max(Math.floor(dim(betaFast)), 0);
-    var high = Math.min(Math.ceil(dim(betaSlow)), d - 1);
-    if (low === high) high += 0.001;
-    var keep = new Float64Array(d / 2);
-    for (var i = 0; i < d / 2; i++) {
+    var high = Math.min(Math.ceil(dim(betaSlow)), r - 1);
+    if (low === high) high += DATA.YARN.min_ramp;
+    var keep = new Float64Array(r / 2);
+    for (var i = 0; i < r / 2; i++) {
       var x = (i - low) / (high - low);
       keep[i] = 1 - (x < 0 ? 0 : x > 1 ? 1 : x);
     }
     return keep;
   }
 
-  /**
-   * The layer-0 score for key n and query m, a function of n - m alone: with k_n = a R'_n c and
-   * q_m = a R'_m alpha R_{-offset} c (R' the rotation at the frequencies theta' the model runs
-   * at, R_{-offset} built into W_q at the original ones, a the attention factor),
-   *   q_m^T k_n = a^2 alpha sum_i cos((n - m) theta'_i + offset theta_i).
-   * Returns a function of delta = n - m.
-   */
   // Tokens and the embedding read through the plane reader P:
   // p_n = P E[t_n] = (cos a_t, sin a_t) for a letter, (0, 0) for <s> (zero embedding).
   function readTokens(letters, bos, T) {
@@ -260,17 +307,38 @@
     return { tokens: tokens, px: px, py: py };
   }
 
+  /**
+   * The layer-0 score for key n and query m, a function of n - m alone. Layer 0 reads only the
+   * bias coordinate: k_n = a R'_n c and q_m = a R'_m alpha R_{-offset} c, with c = (1, 0, 1, 0,
+   * ..., 1, 0) (heads.constant_key_vector), R' the rotation at the frequencies theta' the model
+   * runs at, R_{-offset} built into W_q at the unscaled ones theta, a the attention factor. The
+   * r rotary coordinates give one cosine per pair; the d - r that do not turn hold (d - r)/2
+   * ones of c, each adding 1:
+   *   q_m^T k_n = a^2 alpha (sum_{i < r/2} cos((n - m) theta'_i + offset theta_i) + (d - r)/2).
+   * Returns a function of delta = n - m.
+   */
   function layer0Score(cfg, rope) {
-    var half = cfg.d / 2;
+    var half = cfg.r / 2;
     var theta = rope.theta;
-    var back = frequencies(cfg.d, cfg.base);
+    var back = frequencies(cfg.r, cfg.base);
     for (var i = 0; i < half; i++) back[i] *= cfg.offset;
+    var still = (cfg.d - cfg.r) / 2;
     var scale = rope.attentionFactor * rope.attentionFactor * cfg.alpha;
     return function (delta) {
-      var s = 0;
+      var s = still;
       for (var i = 0; i < half; i++) s += Math.cos(delta * theta[i] + back[i]);
       return scale * s;
     };
+  }
+
+  /**
+   * The angle per position of layer 1's pair. Both layer-1 heads live in the slowest pair of the
+   * head, coordinates (d-2, d-1) as written (heads.induction_weights); it turns at the slowest
+   * rotary frequency when it is part of the rotary width (r = d), layer 1 runs with RoPE
+   * (layer1_rotary) and that pair was not stopped (unrotated_slow, unrotated_fast): else 0.
+   */
+  function layer1Step(cfg, theta) {
+    return cfg.r === cfg.d && cfg.layer1_rotary ? theta[cfg.r / 2 - 1] : 0;
   }
 
   /**
@@ -310,7 +378,6 @@
     var letters = tokenize(text);
     var bos = cfg.bos ? 1 : 0;
     var T = letters.length + bos;
-    var half = cfg.d / 2;
     var rope = ropeFrequencies(cfg, T);
     var theta = rope.theta;
     var af = rope.attentionFactor;
@@ -349,14 +416,14 @@
       prevy[n] = sy;
     }
 
-    // Layer 1 lives in the slowest RoPE pair (coordinates d-2, d-1), angle m * theta_{d/2-1}.
+    // Layer 1 lives in the slowest pair (coordinates d-2, d-1), angle m * layer1Step.
     //   working head: q_pre = beta P h[tok]     = beta (cos a_m, sin a_m),
     //                 k_pre = P h[prev]         = sum_j A0[n, j] p_j;
     //   rank-1 head:  q_pre = beta (v_q^T h, 0) = beta (cos a_m, 0),
     //                 k_pre = (v_k^T h, 0)      = (sum_j A0[n, j] cos a_j, 0).
     // Then q_m = R_m q_pre, k_n = R_n k_pre and scores1[m, n] = q_m . k_n (a 2-D dot product).
     // (Both are multiplied by the attention factor af: 1 unless the scaling is YaRN.)
-    var slow = theta[half - 1];
+    var slow = layer1Step(cfg, theta);
     var rank1 = cfg.head === DATA.RANK1_HEAD;
     var q1 = new Float64Array(2 * T);
     var k1 = new Float64Array(2 * T);
@@ -448,7 +515,6 @@
     var letters = tokenize(text);
     var bos = cfg.bos ? 1 : 0;
     var T = letters.length + bos;
-    var half = cfg.d / 2;
     var rope = ropeFrequencies(cfg, T);
     var af = rope.attentionFactor;
     var read = readTokens(letters, bos, T);
@@ -544,7 +610,7 @@
     }
 
     // Layer 1 for the last query: scores (q . k_n) over every key, in the slowest pair.
-    var slow = rope.theta[half - 1];
+    var slow = layer1Step(cfg, rope.theta);
     var rank1 = cfg.head === DATA.RANK1_HEAD;
     var last = T - 1;
     var c = Math.cos(last * slow);
@@ -697,10 +763,10 @@
    * What the reader typed, checked for the page: {ok, text, message, note}. Upper case is
    * folded as tokenize does (and said so in a note); anything else is refused with a message
    * that names the first character outside the vocabulary as tokenize does; more than
-   * maxLetters letters (default DATA.MAX_LETTERS) are refused too.
+   * maxLetters letters (default DATA.HEATMAP_MAX_LETTERS) are refused too.
    */
   function checkText(raw, maxLetters) {
-    var limit = maxLetters === undefined ? DATA.MAX_LETTERS : maxLetters;
+    var limit = maxLetters === undefined ? DATA.HEATMAP_MAX_LETTERS : maxLetters;
     var letters = FIRST + "\u2013" + LAST;
     var chars = Array.from(raw);
     if (chars.length === 0) {
@@ -739,8 +805,12 @@
     };
   }
 
-  /** The letter a copying rule predicts: the one after the latest earlier copy of the last letter. */
+  /**
+   * The letter a copying rule predicts: the one after the latest earlier copy of the last
+   * letter, or null when the last letter has no earlier copy (a one-letter text has none).
+   */
   function copiedLetter(text) {
+    if (text.length < 2) return null;
     var last = text[text.length - 1];
     var j = text.lastIndexOf(last, text.length - 2);
     return j >= 0 ? text[j + 1] : null;

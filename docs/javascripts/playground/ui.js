@@ -26,18 +26,17 @@
   var GAP_FLOOR_LABEL = String(GAP_FLOOR).replace("-", "\u2212");
 
   // ---------------------------------------------------------------------------------------
-  // Colour maps: the 256-entry tables of matplotlib's viridis and cividis (bytes=True), indexed
-  // as matplotlib does: i = min(255, floor(256 x)) for x in [0, 1].
+  // Colour maps: matplotlib's tables (bytes=True) of the maps the site's figures use, from
+  // data.js (COLOUR_TABLES, by name; COLOUR_MAPS, which map each panel kind takes), indexed as
+  // matplotlib does: i = min(N - 1, floor(N x)) for x in [0, 1].
   // ---------------------------------------------------------------------------------------
 
-  var LUT_HEX = {
-    viridis: "44015444025544035745055845065a45085b46095c460b5e460c5f460e61470f6247116347126547146647156747166947186a48196b481a6c481c6e481d6f481e70482071482172482273482374472575472676472777472878472a79472b7a472c7b462d7c462f7c46307d46317e45327f45347f453580453681443781443982433a83433b83433c84423d84423e854240854141864142864043874044873f45873f47883e48883e49893d4a893d4b893d4c893c4d8a3c4e8a3b508a3b518a3a528b3a538b39548b39558b38568b38578c37588c37598c365a8c365b8c355c8c355d8c345e8d345f8d33608d33618d32628d32638d31648d31658d31668d30678d30688d2f698d2f6a8d2e6b8e2e6c8e2e6d8e2d6e8e2d6f8e2c708e2c718e2c728e2b738e2b748e2a758e2a768e2a778e29788e29798e287a8e287a8e287b8e277c8e277d8e277e8e267f8e26808e26818e25828e25838d24848d24858d24868d23878d23888d23898d22898d228a8d228b8d218c8d218d8c218e8c208f8c20908c20918c1f928c1f938b1f948b1f958b1f968b1e978a1e988a1e998a1e998a1e9a891e9b891e9c891e9d881e9e881e9f881ea0871fa1871fa2861fa38620a48520a58521a68521a78422a78423a88323a98224aa8225ab8126ac8127ad8028ae7f29af7f2ab07e2bb17d2cb17d2eb27c2fb37b30b47a32b57a33b67935b77836b87738b97639b9763bba753dbb743ebc7340bd7242be7144be7045bf6f47c06e49c16d4bc26c4dc26b4fc36951c46853c56755c66657c66559c7645bc8625ec96160c96062ca5f64cb5d67cc5c69cc5b6bcd596dce5870ce5672cf5574d05477d05279d1517cd24f7ed24e81d34c83d34b86d44988d5478bd5468dd64490d64392d74195d73f97d83e9ad83c9dd93a9fd938a2da37a5da35a7db33aadb32addc30afdc2eb2dd2cb5dd2bb7dd29bade27bdde26bfdf24c2df22c5df21c7e01fcae01ecde01dcfe11cd2e11bd4e11ad7e219dae218dce218dfe318e1e318e4e318e7e419e9e419ece41aeee51bf1e51cf3e51ef6e61ff8e621fae622fde724",
-    cividis: "00224d00234f00235000245200255400265500265700275900285b00285c00295e002a60002a62002b64002c66002c67002d69002e6b002f6d002f6f0030700030700031700031700432700833700b33700e347011356f14366f16366f18376f1a386f1c386e1d396e1f3a6e213b6e223b6e243c6e253d6d273d6d283e6d2a3f6d2b3f6d2c406d2e416c2f426c30426c31436c32446c34446c35456c36466c37466c38476c39486c3a486b3b496b3d4a6b3e4b6b3f4b6b404c6b414d6b424d6b434e6b444f6b454f6b46506b47516b48516b49526b4a536b4b546c4c546c4d556c4e566c4e566c4f576c50586c51586c52596c535a6c545a6c555b6d565c6d575d6d585d6d595e6d595f6d5a5f6d5b606e5c616e5d616e5e626e5f636e60646e61646f61656f62666f63666f64676f656870666970676970686a70686b71696b716a6c716b6d716c6d726d6e726e6f726e70736f70737071737172737273747373747474757475757575757676767777767878767978777979777a7a777b7b777c7b787d7c787e7d787f7d78807e78817f788280788380788481788582788583788683788784788885788986788a86788b87788c88788d89788e89788f8a77908b77918c77928c77938d77948e77958f77968f779790769891769992769a93769b93769c94769d95759e96759f9675a09775a19874a29974a39a74a49a74a59b73a69c73a79d73a89e73a99e72aa9f72aba072aca171ada271aea271afa370b0a470b1a570b2a66fb3a66fb4a76fb5a86eb6a96eb7aa6db8ab6db9ab6dbaac6cbbad6cbcae6bbdaf6bbeb06abfb06ac1b169c2b269c3b368c4b468c5b567c6b567c7b666c8b765c9b865cab964cbba64ccbb63cdbc62cebc62cfbd61d0be60d2bf60d3c05fd4c15ed5c25ed6c35dd7c35cd8c45bd9c55adac65adbc759dcc858dec957dfca56e0cb55e1cc54e2cc53e3cd52e4ce51e5cf50e6d04fe8d14ee9d24dead34cebd44becd54aedd648eed747efd846f1d944f2da43f3da42f4db40f5dc3ff6dd3df8de3bf9df3afae038fbe136fde234fde333fde534fde636fde737",
-  };
+  var LUT_HEX = DATA.COLOUR_TABLES;
+  var MAPS = DATA.COLOUR_MAPS; // {sequential: name, score_gap: name}
   var LITTLE_ENDIAN = new Uint8Array(new Uint32Array([0x01020304]).buffer)[0] === 0x04;
 
-  // Both tables have the same number of entries (matplotlib's N), read off their length.
-  var LUT_N = LUT_HEX.viridis.length / 6;
+  // Every table has the same number of entries (matplotlib's N), read off their length.
+  var LUT_N = LUT_HEX[MAPS.sequential].length / 6;
 
   function makeLut(hex) {
     if (hex.length !== 6 * LUT_N) throw new Error("colour tables must have the same length");
@@ -54,7 +53,10 @@
       ((r << 24) | (g << 16) | (b << 8) | a) >>> 0;
   }
 
-  var LUTS = { viridis: makeLut(LUT_HEX.viridis), cividis: makeLut(LUT_HEX.cividis) };
+  var LUTS = {};
+  Object.keys(LUT_HEX).forEach(function (name) {
+    LUTS[name] = makeLut(LUT_HEX[name]);
+  });
 
   function lutIndex(x) {
     if (!(x > 0)) return 0;
@@ -487,7 +489,7 @@
     this.plotH = plotH;
     this.node = el("div", { className: "rp-panel", "data-panel": "probs" }, [
       el("p", { className: "rp-panel-title", text: "Next letter: P(\u00b7 | text)" }),
-      el("p", { className: "rp-panel-sub", text: "softmax of the logits after the last letter; bar colour is the probability (viridis)" }),
+      el("p", { className: "rp-panel-sub", text: "softmax of the logits after the last letter; bar colour is the probability (" + MAPS.sequential + ")" }),
       this.svg,
     ]);
   }
@@ -509,7 +511,7 @@
       var bar = this.bars[v];
       bar.rect.setAttribute("y", b.top + this.plotH - h);
       bar.rect.setAttribute("height", h);
-      bar.rect.setAttribute("fill", cssColor(LUTS.viridis, lutIndex(p)));
+      bar.rect.setAttribute("fill", cssColor(LUTS[MAPS.sequential], lutIndex(p)));
       bar.rect.setAttribute("stroke", v === best ? "#000" : "none");
       bar.rect.setAttribute("stroke-width", v === best ? 2.5 : 0);
       bar.title.textContent = VOCAB[v] + ": p = " + fmt(p);
@@ -798,8 +800,8 @@
       return radio;
     });
     var VIEW_LABELS = {
-      full: "all patterns, as heatmaps (at most " + DATA.MAX_LETTERS.toLocaleString("en") + " letters)",
-      last: "the last position only (at most " + DATA.MAX_LETTERS_LONG.toLocaleString("en") + " letters)",
+      full: "all patterns, as heatmaps (at most " + DATA.HEATMAP_MAX_LETTERS.toLocaleString("en") + " letters)",
+      last: "the last position only (at most " + DATA.LAST_POSITION_MAX_LETTERS.toLocaleString("en") + " letters)",
     };
     this.openBtn = el("button", { type: "button", className: "md-button", text: "Load the induction prompt" });
     this.failBtn = el("button", {
@@ -812,12 +814,13 @@
       type: "button", className: "md-button",
       text: "Load " + Array.from(DATA.LONG_MODE_PROMPT).length.toLocaleString("en") + " letters",
     });
+    this.resetBtn = el("button", { type: "button", className: "md-button", text: "Reset the settings" });
 
     var controls = el("div", { className: "rp-controls" }, [
       el("div", { className: "rp-wide" }, [
         el("label", {
           className: "rp-label", for: id + "-text", text: "Text: lower-case letters " + LETTERS + ", at most " +
-            DATA.MAX_LETTERS_LONG.toLocaleString("en"),
+            DATA.LAST_POSITION_MAX_LETTERS.toLocaleString("en"),
         }),
         this.input,
         this.msg,
@@ -857,14 +860,16 @@
       el("fieldset", {}, [el("legend", { text: "Show" })].concat(this.views.map(function (radio) {
         return el("label", {}, [radio, document.createTextNode(" " + VIEW_LABELS[radio.value])]);
       }))),
-      el("div", { className: "rp-buttons rp-wide" }, [this.openBtn, this.failBtn, this.longBtn, this.longestBtn]),
+      el("div", { className: "rp-buttons rp-wide" }, [
+        this.openBtn, this.failBtn, this.longBtn, this.longestBtn, this.resetBtn,
+      ]),
     ]);
 
     this.prediction = el("p", { className: "rp-prediction", "aria-live": "polite" });
     this.timing = el("p", { className: "rp-timing" });
     this.heatmaps = {
       scores0: new Heatmap({
-        name: "scores0", map: "cividis", symbol: "q\u2098\u1d40k\u2099 \u2212 row\u2019s best",
+        name: "scores0", map: MAPS.score_gap, symbol: "q\u2098\u1d40k\u2099 \u2212 row\u2019s best",
         title: "Layer 0: scores q\u2098\u1d40k\u2099 minus the row\u2019s best",
         subtitle: "rows: query m, columns: key n; each score minus its row\u2019s best over n \u2264 m " +
           "(what the softmax sees); " + GAP_FLOOR_LABEL + " and below: darkest; grey: masked (n > m)",
@@ -875,13 +880,13 @@
         },
       }),
       A0: new Heatmap({
-        name: "A0", map: "viridis", symbol: "A\u207d\u2070\u207e",
+        name: "A0", map: MAPS.sequential, symbol: "A\u207d\u2070\u207e",
         title: "Layer 0: attention A\u207d\u2070\u207e = softmax",
         subtitle: "rows: query m, columns: key n; grey: masked (n > m)",
         range: [0, 1], loLabel: "0", hiLabel: "1",
       }),
       A1: new Heatmap({
-        name: "A1", map: "viridis", symbol: "A\u207d\u00b9\u207e",
+        name: "A1", map: MAPS.sequential, symbol: "A\u207d\u00b9\u207e",
         title: "Layer 1: attention A\u207d\u00b9\u207e",
         subtitle: "rows: query m, columns: key n; grey: masked (n > m)",
         range: [0, 1], loLabel: "0", hiLabel: "1",
@@ -1032,14 +1037,14 @@
     // the factor only counts with a scaling, L only for the methods that read it
     this.factor.disabled = !state.scaling;
     this.original.disabled = DATA.USES_ORIGINAL.indexOf(state.scaling) < 0;
-    var check = MODEL.checkText(state.text, DATA.MAX_LETTERS_LONG);
-    if (check.ok && state.view === "full" && Array.from(check.text).length > DATA.MAX_LETTERS) {
+    var check = MODEL.checkText(state.text, DATA.LAST_POSITION_MAX_LETTERS);
+    if (check.ok && state.view === "full" && Array.from(check.text).length > DATA.HEATMAP_MAX_LETTERS) {
       // too long for the heatmaps: show the last position only
       state.view = "last";
       this.views.forEach(function (radio) {
         radio.checked = radio.value === "last";
       });
-      check.note = (check.note ? check.note + " " : "") + "More than " + DATA.MAX_LETTERS +
+      check.note = (check.note ? check.note + " " : "") + "More than " + DATA.HEATMAP_MAX_LETTERS +
         " letters: the panels show the last position only.";
     }
     if (check.ok) {
@@ -1056,7 +1061,7 @@
     }
     var text = this.validText || DATA.OPENING_PROMPT;
     var view = state.view;
-    if (view === "full" && Array.from(text).length > DATA.MAX_LETTERS) view = "last"; // the last valid text
+    if (view === "full" && Array.from(text).length > DATA.HEATMAP_MAX_LETTERS) view = "last"; // the last valid text
     var config = modelConfig(state);
     var trace = view === "full" ? MODEL.forward(text, config) : MODEL.predictLast(text, config);
     this.state = {
@@ -1080,7 +1085,7 @@
     this.showPrediction(text, trace);
     this.renders += 1;
     this.lastUpdateMs = performance.now() - t0;
-    this.timing.textContent = "Recomputed and redrawn for " + (trace.T - 1).toLocaleString("en") + " letters in " +
+    this.timing.textContent = "Recomputed and redrawn for " + letters(Array.from(text).length) + " in " +
       this.lastUpdateMs.toFixed(1) + " ms.";
     return this.lastUpdateMs;
   };
@@ -1091,7 +1096,7 @@
       this.scalingNote.textContent = "Every pair turns at the frequency the heads were built for.";
       return;
     }
-    var built = MODEL.frequencies(trace.config.d, trace.config.base);
+    var built = MODEL.frequencies(trace.config.r, trace.config.base);
     var half = built.length;
     var ratio = function (i) {
       return (trace.theta[i] / built[i]).toPrecision(3);
@@ -1121,20 +1126,70 @@
       var ok = copied === trace.prediction;
       p.appendChild(el("span", { className: ok ? "rp-good" : "rp-bad", text: ok ? "\u2713 induction works." : "\u2717 the head misses it." }));
     }
+    if (text.indexOf(trace.prediction) < 0) p.appendChild(document.createTextNode(" " + outsideLetter(trace)));
   };
 
+  /** "1 letter", "2 letters", "4,096 letters". */
+  function letters(n) {
+    return n.toLocaleString("en") + (n === 1 ? " letter" : " letters");
+  }
+
+  /**
+   * Why the prediction can be a letter the text does not hold. Layer 1 copies the letters of the
+   * keys it attends to (each as its point on the circle of letter angles) and the readout names
+   * the letter nearest the angle of their weighted mean: attention split over keys holding
+   * different letters averages their angles, which can point at a letter between them.
+   */
+  function outsideLetter(trace) {
+    var row = lastRow(trace);
+    var keys = [];
+    for (var n = 0; n < row.length; n++) if (row[n] >= MIX_SHOWN) keys.push(n);
+    keys.sort(function (a, b) {
+      return row[b] - row[a];
+    });
+    var shown = keys.slice(0, MIX_KEYS).map(function (n) {
+      return tokenLabel(trace.tokens[n]) + " " + row[n].toFixed(2);
+    });
+    return "\u201c" + trace.prediction + "\u201d is not in the text: layer 1 copies the letters of the keys it " +
+      "attends to (here " + shown.join(", ") + (keys.length > MIX_KEYS ? ", \u2026" : "") + "), and the readout " +
+      "names the letter nearest the angle of their weighted mean on the circle of letter angles, which can lie " +
+      "between the letters copied.";
+  }
+
+  /** Keys whose layer-1 weight reaches MIX_SHOWN are listed, at most MIX_KEYS of them. */
+  var MIX_SHOWN = 0.05;
+  var MIX_KEYS = 4;
+
+  /** The last query's layer-1 attention: the last row of A1, or attention1 of predictLast. */
+  function lastRow(trace) {
+    return trace.attention1 || trace.A1.subarray((trace.T - 1) * trace.T);
+  }
+
+  /**
+   * Load a prompt with the settings its recipe under "What to try" assumes: the defaults of
+   * Config and of the context-extension controls, with the given head and view (text kept when
+   * text is null: the reset).
+   */
   Playground.prototype.load = function (text, head, view) {
-    this.input.value = text;
+    if (text !== null) this.input.value = text;
+    setLog(this.alpha, DATA.DEFAULTS.alpha);
+    setLog(this.base, DATA.DEFAULTS.base);
+    setLog(this.factor, DATA.FACTOR);
+    setLog(this.original, DATA.ORIGINAL_MAX_POSITION);
+    this.scaling.value = DATA.DEFAULTS.scaling || "";
     this.heads.forEach(function (radio) {
       radio.checked = radio.value === head;
     });
-    if (view) {
-      this.views.forEach(function (radio) {
-        radio.checked = radio.value === view;
-      });
-    }
+    this.views.forEach(function (radio) {
+      radio.checked = radio.value === view;
+    });
     this.update();
   };
+
+  /** Put a logarithmic slider (logSlider) at value. */
+  function setLog(slider, value) {
+    slider.value = String(Number((Math.log(value) / Math.log(slider.radix)).toFixed(6)));
+  }
 
   Playground.prototype.bind = function () {
     var self = this;
@@ -1151,10 +1206,14 @@
       radio.addEventListener("change", later);
     });
     this.openBtn.addEventListener("click", function () {
-      self.load(DATA.OPENING_PROMPT, DATA.DEFAULTS.head);
+      self.load(DATA.OPENING_PROMPT, DATA.DEFAULTS.head, "full");
     });
     this.failBtn.addEventListener("click", function () {
-      self.load(DATA.RANK1_FAILS_PROMPT, DATA.RANK1_HEAD);
+      self.load(DATA.RANK1_FAILS_PROMPT, DATA.RANK1_HEAD, "full");
+    });
+    this.resetBtn.addEventListener("click", function () {
+      var text = self.input.value;
+      self.load(null, DATA.DEFAULTS.head, Array.from(text).length > DATA.HEATMAP_MAX_LETTERS ? "last" : "full");
     });
     this.longBtn.addEventListener("click", function () {
       self.load(DATA.LONG_PROMPT, DATA.DEFAULTS.head, "full");

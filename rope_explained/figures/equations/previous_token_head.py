@@ -35,51 +35,53 @@ def _pattern(ax, trace, label: str | None = None):
     "layer0-score-vs-offset",
     caption=(
         r"The layer-0 score per unit \(\alpha\), "
-        r"\(\sum_{i=0}^{d/2-1}\cos(\Delta\,\theta_i)\), against the offset "
-        r"\(\Delta = n - m + 1\) for \(d = 64\). Only \(\Delta = 0\), the key one step "
-        r"back, reaches the ceiling \(d/2 = 32\); every other offset falls short, and the "
-        r"nearest competitors (\(\Delta = \pm 1\)) fall short by about "
-        r'{{ value("layer0-score-gap") }}. The grey band, \(\Delta \ge 2\), holds future keys, '
+        r"\(\sum_{i=0}^{d/2-1}\cos((\Delta + 1)\,\theta_i)\), against the offset "
+        r"\(\Delta = n - m\) of the key from the query, for \(d = 64\). Only "
+        r"\(\Delta = -1\), the key one step back, reaches the ceiling \(d/2 = 32\); every "
+        r"other offset falls short, and the nearest competitors (\(\Delta = 0\) and "
+        r"\(\Delta = -2\)) fall short by about "
+        r'{{ value("layer0-score-gap") }}. The grey band, \(\Delta \ge 1\), holds future keys, '
         r"which the causal mask hides anyway."
     ),
-    alt="Line plot with dots: the score per unit alpha against the offset Delta from -40 to 40. "
-    "It peaks at 32 at Delta = 0, drops to about 30.9 at Delta = plus or minus 1, and keeps "
-    "falling, with ripples, to about 15 at plus or minus 40; a dashed line marks the ceiling "
-    'd/2 = 32. A zoomed panel shows offsets -4 to 4 and the gap of {{ value("layer0-score-gap") }} '
-    "next to the peak.",
+    alt="Line plot with dots: the score per unit alpha against the offset Delta from -41 to 39. "
+    "It peaks at 32 at Delta = -1, drops to about 30.9 at Delta = 0 and -2, and keeps "
+    "falling, with ripples, to about 15 forty steps either side; a dashed line marks the "
+    "ceiling d/2 = 32. A zoomed panel shows offsets -5 to 3 and the gap of "
+    '{{ value("layer0-score-gap") }} next to the peak.',
     d=64,
     base=10000.0,
     span=40,
 )
 def score_vs_offset(d: int = 64, base: float = 10000.0, span: int = 40):
-    """Score per unit alpha against the offset Delta, from ``previous_token_scores``."""
-    offsets = np.arange(-span, span + 1)
-    scores = previous_token_scores(offsets, d=d, base=base)
+    """Score per unit alpha against the offset Delta = n - m, from ``previous_token_scores``
+    (which takes Delta + 1)."""
+    offsets = np.arange(-span, span + 1) - 1  # Delta = n - m, centred on the peak at -1
+    scores = previous_token_scores(offsets + 1, d=d, base=base)
     fig, (ax, zoom) = new_figure(1, 2, width=7.2, height=3.6, width_ratios=[2.2, 1])
     for a in (ax, zoom):
-        a.axvspan(1.5, span + 1, color="0.92", lw=0)
+        a.axvspan(0.5, span, color="0.92", lw=0)
         a.axhline(d / 2, color="0.5", ls="--", lw=1)
         a.plot(offsets, scores, color=COLORS[0], marker="o", ms=3.5, lw=1.2)
-        a.plot([0], [d / 2], marker="o", ms=8, color=COLORS[5], zorder=3)
-        a.set_xlabel(r"offset $\Delta = n - m + 1$")
+        a.plot([-1], [d / 2], marker="o", ms=8, color=COLORS[5], zorder=3)
+        a.set_xlabel(r"offset $\Delta = n - m$")
     ax.set_ylabel(r"$q_m^T k_n\,/\,\alpha$")
-    ax.set_xlim(-span - 1, span + 1)
+    ax.set_xlim(-span - 2, span)
     ax.text(span * 0.6, d / 2 - 5, "future keys\n(masked)", ha="center", color="0.35", fontsize=10)
     ax.annotate(
-        rf"$\Delta = 0$: $d/2 = {d // 2}$",
-        xy=(0, d / 2),
-        xytext=(8, d / 2 - 2.5),
+        rf"$\Delta = -1$: $d/2 = {d // 2}$",
+        xy=(-1, d / 2),
+        xytext=(7, d / 2 - 2.5),
         arrowprops={"arrowstyle": "->", "color": "0.3"},
     )
-    near = offsets[np.abs(offsets) <= 4]
-    zoom.set_xlim(-4.5, 4.5)
-    zoom.set_ylim(scores[np.abs(offsets) <= 4].min() - 0.5, d / 2 + 0.4)
-    zoom.set_xticks(near[::2])
-    gap = d / 2 - scores[offsets == 1][0]
+    close = np.abs(offsets + 1) <= 4  # within 4 of the peak
+    zoom.set_xlim(-5.5, 3.5)
+    zoom.set_ylim(scores[close].min() - 0.5, d / 2 + 0.4)
+    zoom.set_xticks(offsets[close][::2])
+    gap = d / 2 - scores[offsets == 0][0]
     zoom.annotate(
         f"gap {gap:.2f}",
-        xy=(1, scores[offsets == 1][0]),
-        xytext=(1.6, d / 2 - 0.35),
+        xy=(0, scores[offsets == 0][0]),
+        xytext=(0.6, d / 2 - 0.35),
         fontsize=11,
         arrowprops={"arrowstyle": "->", "color": "0.3"},
     )
@@ -90,20 +92,20 @@ def score_vs_offset(d: int = 64, base: float = 10000.0, span: int = 40):
     "layer0-clock-hands",
     caption=(
         r"The score as \(d/2 = 32\) clock hands, read from the keys and queries of a "
-        r"forward pass: hand \(i\) is the angle \(\Delta\,\theta_i\) between the RoPE pair "
+        r"forward pass: hand \(i\) is the angle \((\Delta + 1)\,\theta_i\) between the RoPE pair "
         r"\(i\) of \(q_m\) and of \(k_n\), drawn from 12 o'clock. The score per unit "
         r"\(\alpha\) is the sum of the hands' heights (the number under each clock). "
-        r"At \(\Delta = 0\) all hands point straight up; at other offsets the fast pairs "
+        r"At \(\Delta = n - m = -1\) all hands point straight up; at other offsets the fast pairs "
         r"swing away while the slow ones barely move."
     ),
-    alt="Three clock faces for offsets Delta = 0, -1 and -5. On the first all 32 hands point "
+    alt="Three clock faces for offsets Delta = -1, -2 and -6. On the first all 32 hands point "
     "straight up, heights summing to 32. On the second a few fast hands lean away, sum about "
     "30.9. On the third the fast hands are spread around the dial, sum about 23.5.",
     prompt=PROMPT,
     m=10,
-    deltas=(0, -1, -5),
+    deltas=(-1, -2, -6),
 )
-def clock_hands(prompt: str = PROMPT, m: int = 10, deltas=(0, -1, -5)):
+def clock_hands(prompt: str = PROMPT, m: int = 10, deltas=(-1, -2, -6)):
     """Hands = angle between query pair i and key pair i, from ``forward(prompt)``."""
     tr = forward(prompt)
     d = tr.config.d
@@ -111,7 +113,7 @@ def clock_hands(prompt: str = PROMPT, m: int = 10, deltas=(0, -1, -5)):
     fig, axes = new_figure(1, len(deltas), width=7.2, height=3.0)
     cmap = mpl.colormaps["cividis"]
     for ax, delta in zip(np.atleast_1d(axes), deltas, strict=True):
-        n = m - 1 + delta  # Delta = n - m + 1
+        n = m + delta  # Delta = n - m
         kn = tr.k0[n].reshape(d // 2, 2)
         # signed angle from q's pair to k's pair: the pair's contribution is alpha cos(angle)
         ang = np.arctan2(qm[:, 0] * kn[:, 1] - qm[:, 1] * kn[:, 0], (qm * kn).sum(axis=1))
@@ -127,7 +129,7 @@ def clock_hands(prompt: str = PROMPT, m: int = 10, deltas=(0, -1, -5)):
         ax.set_yticks([])
         for side in ("left", "bottom"):
             ax.spines[side].set_visible(False)
-        ax.set_title(rf"$\Delta = {delta}$: key $n = m {delta - 1:+d}$", fontsize=12)
+        ax.set_title(rf"$\Delta = {delta}$: key $n = m {delta:+d}$", fontsize=12)
         ax.set_xlabel(rf"heights sum to ${heights.sum():.2f}$")
     sm = mpl.cm.ScalarMappable(cmap=cmap, norm=mpl.colors.Normalize(0, d // 2 - 1))
     fig.colorbar(sm, ax=axes, label=r"pair $i$ (fast $\to$ slow)", shrink=0.8)

@@ -191,7 +191,7 @@ def embedding_circle(d: int = 64):
 @register(
     "embedding-similarity",
     caption=r"Cosine similarity between the embeddings of every pair of letters. It follows "
-    r"\(\cos(a_s - a_t)\): neighbours are nearly parallel, letters 13 apart point in "
+    r"\(\cos(a_{t'} - a_t)\): neighbours are nearly parallel, letters 13 apart point in "
     r"opposite directions ('n' is exactly \(-E[\text{a}]\)), and the pattern wraps around "
     r"from 'z' back to 'a'.",
     alt="26 by 26 heatmap, letters a to z on both axes, red (+1) on the main diagonal fading "
@@ -211,7 +211,7 @@ def embedding_similarity(d: int = 64):
     token_ticks(ax, VOCAB)
     ax.set_xlabel(r"letter $t$")
     ax.set_ylabel(r"letter $s$")
-    fig.colorbar(im, ax=ax, label=r"$\cos\angle(E[s], E[t])$", shrink=0.85)
+    fig.colorbar(im, ax=ax, label=r"$\cos\angle(E[t'], E[t])$", shrink=0.85)
     return fig
 
 
@@ -249,7 +249,7 @@ def embedding_neighbour_cosine() -> str:
 
 @value("embedding-similarity-deviation")
 def embedding_similarity_deviation(d: int = 64) -> str:
-    """How far the raw cosine similarity strays from cos(a_s - a_t), rounded up."""
+    """How far the raw cosine similarity strays from cos(a_t' - a_t), rounded up."""
     E = embedding_matrix(d)
     angles = np.array([letter_angle(t) for t in VOCAB])
     norms = np.linalg.norm(E, axis=1)

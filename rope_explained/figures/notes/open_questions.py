@@ -23,10 +23,10 @@ _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8
     "notes-rope-bottleneck",
     caption=(
         r"The RoPE bottleneck in numbers. Left: for each pair \(i\) of a \(d = 64\) head "
-        r"(base 10000), the largest distance \(L_i = \arccos(0.9)/\theta_i\) over which its "
-        r"factor \(\cos(\Delta\theta_i)\) stays at least 0.9. Right: how many coordinates "
+        r"(base 10000), the largest distance \(N_i = \arccos(0.9)/\theta_i\) over which its "
+        r"factor \(\cos(\delta\theta_i)\) stays at least 0.9. Right: how many coordinates "
         r"(twice the number of such pairs) stay within that tolerance over a whole window of "
-        r"\(L\) tokens, for this site's head and for head sizes and bases like those of "
+        r"\(N\) tokens, for this site's head and for head sizes and bases like those of "
         r"Llama 2 (\(d = 128\), base \(10^4\)) and Llama 3 (\(d = 128\), base \(5\cdot10^5\))."
     ),
     alt=(
@@ -53,7 +53,7 @@ def rope_bottleneck(d=64, base=10000.0, min_cos=0.9):
         ax0.text(0.5, L * 1.15, f"{L:,} tokens", fontsize=11, color="0.25")
     ax0.set_ylim(0.1, 3e4)
     ax0.set_xlabel(r"pair $i$ (slowest on the right)")
-    ax0.set_ylabel(r"horizon $L_i$ (tokens)")
+    ax0.set_ylabel(r"horizon $N_i$ (tokens)")
 
     lengths = np.unique(np.round(np.logspace(0, 5, 400)))
     setups = (
@@ -68,7 +68,7 @@ def rope_bottleneck(d=64, base=10000.0, min_cos=0.9):
     ax1.set_xlim(1, 1e5)
     ax1.set_ylim(-3, 175)
     ax1.set_yticks(np.arange(0, 121, 20))
-    ax1.set_xlabel(r"window $L$ (tokens)")
+    ax1.set_xlabel(r"window $N$ (tokens)")
     ax1.set_ylabel(r"usable coordinates $d_\mathrm{semantic}$")
     ax1.legend(fontsize=11, loc="upper right")
     ax1.grid(alpha=0.3)

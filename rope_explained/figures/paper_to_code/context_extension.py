@@ -264,12 +264,14 @@ def layer0_rows(factor: float = 4.0, T: int = 4 * L, back: int = 10) -> dict:
     caption=(
         r"The previous-token head under each method at \(s = 4\): the last query's layer-0 "
         r"attention on the keys 0 to 10 steps back, in a text of \(4L\) tokens. Only linear "
-        r"scaling moves the peak, to 4 steps back; the others keep it one step back."
+        r"scaling moves the peak, to 4 steps back, and flattens it: "
+        r"{{ value('ctx-linear-peak-4') }} there and {{ value('ctx-linear-side-4') }} on each "
+        r"neighbour. The others keep it one step back."
     ),
     alt=(
         "Line plot, steps back from 0 to 10 across, attention weight from 0 to 1 up. Every "
-        "method except linear puts weight about 1 on one step back. Linear puts it on four "
-        "steps back."
+        "method except linear puts weight about 1 on one step back. Linear puts about half on "
+        "four steps back and about a quarter on each of three and five steps back."
     ),
 )
 def previous_figure():
@@ -340,7 +342,7 @@ def dynamic_horizon(factor: float, lengths: np.ndarray) -> np.ndarray:
         r"attention factor \((0.1\ln s + 1)^2\) on the scores. Right: dynamic NTK's "
         r"predicted failure point \(\pi/(26\,\theta'_{d/2-1})\) against the length \(\ell\) of "
         r"the text; the model can complete a prompt of length \(\ell\) where the curve lies "
-        r"above the diagonal \(\ell\) (grey)."
+        r"above the line \(\ell - 2\) (grey), the distance between the prompt's two \(A\)'s."
     ),
     alt=(
         "Two panels. Left: weight on the match against distance from 2900 to 3700 tokens; "
@@ -366,7 +368,7 @@ def yarn_dynamic_figure():
     ells = np.geomspace(LOW, HIGH, 60)
     for k, s in enumerate(FACTORS):
         ax1.plot(ells, dynamic_horizon(s, ells), color=COLORS[k], label=f"s = {s:g}")
-    ax1.plot(ells, ells, color="0.6", linewidth=1)
+    ax1.plot(ells, ells - BOS_AND_LAST, color="0.6", linewidth=1)
     ax1.set_xscale("log")
     ax1.set_yscale("log")
     ax1.set_xlabel(r"text length $\ell$")
@@ -402,10 +404,10 @@ def ablation() -> dict:
         r"0 and with it the circuit; stopping the slowest ones removes layer 1's horizon."
     ),
     alt=(
-        "Two panels, band size k from 0 to 16 across. Left: weight one step back; stopping "
-        "the slowest k pairs keeps it at 1, stopping the fastest k pairs drops it, to about "
-        "0.6 at k = 4 and 0.04 at k = 16. Right: accuracy; slowest-k lines are at 1 at both "
-        "distances for every k of at least 1; fastest-k lines drop to near 0 from k = 2."
+        "Two panels, band size K from 0 to 16 across. Left: weight one step back; stopping "
+        "the slowest K pairs keeps it at 1, stopping the fastest K pairs drops it, to about "
+        "0.6 at K = 4 and 0.04 at K = 16. Right: accuracy; slowest-K lines are at 1 at both "
+        "distances for every K of at least 1; fastest-K lines drop to near 0 from K = 2."
     ),
 )
 def ablation_figure():
@@ -414,14 +416,14 @@ def ablation_figure():
     fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=3.4)
     for c, side in enumerate(("fast", "slow")):
         ax0.plot(k, [ab[side, j][0] for j in BANDS], "o-", color=COLORS[c],
-                 label=f"{side}est k stopped")  # fmt: skip
+                 label=f"{side}est K stopped")  # fmt: skip
         for t, g in enumerate(ABLATION_DISTANCES):
             ax1.plot(k, [ab[side, j][1][t] for j in BANDS], "os"[t] + "-:"[t], color=COLORS[c],
-                     label=f"{side}est k, {g} apart")  # fmt: skip
-    ax0.set_xlabel("pairs stopped, k")
+                     label=f"{side}est K, {g} apart")  # fmt: skip
+    ax0.set_xlabel("pairs stopped, K")
     ax0.set_ylabel(r"$A^{(0)}_{m,m-1}$")
     ax0.legend(fontsize=8)
-    ax1.set_xlabel("pairs stopped, k")
+    ax1.set_xlabel("pairs stopped, K")
     ax1.set_ylabel("induction accuracy")
     ax1.legend(fontsize=7, loc="center right")
     for ax in (ax0, ax1):
@@ -616,14 +618,26 @@ def ctx_fine_prompts() -> str:
     return str(FINE_PROMPTS)
 
 
+BOS_AND_LAST = 2
+"""A prompt whose two A's lie g letters apart is a text of g + 2 positions (the start token and
+g + 1 letters): the distance the failure point must exceed is the length less 2."""
+
+
+def completes(factor: float, ell: int) -> bool:
+    """Whether dynamic NTK's predicted failure point, in a text of ``ell`` positions, exceeds
+    the distance between the two A's of a prompt of that length, ``ell - 2``: the one criterion
+    the page's text, the crossings and the diagonal of its figure use."""
+    return bool(dynamic_horizon(factor, np.array([ell]))[0] > ell - BOS_AND_LAST)
+
+
 def dynamic_crossing(factor: float) -> int:
-    """The shortest text (positions, start token included) longer than L at which dynamic
-    NTK's predicted failure point reaches the text's length, found by bisection on
-    [`dynamic_horizon`][]."""
-    lo, hi = L, 4 * L  # below at L (906 < 1024); above at 4L for every factor >= 2
+    """The shortest text (positions, start token included) longer than L whose prompt dynamic
+    NTK is predicted to complete ([`completes`][]), found by bisection: the failure point
+    grows faster than the text past L."""
+    lo, hi = L, 4 * L  # fails at L (906 < 1022); completes at 4L for every factor >= 2
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if dynamic_horizon(factor, np.array([mid]))[0] >= mid else (mid, hi)
+        lo, hi = (lo, mid) if completes(factor, mid) else (mid, hi)
     return hi
 
 
@@ -754,6 +768,90 @@ def interpolated_from(method: str) -> int:
 @value("ctx-full-yarn", method="yarn")
 def ctx_full(method: str = "yarn") -> str:
     return str(interpolated_from(method))
+
+
+# --- linear scaling on layer 0 ------------------------------------------------------------------
+
+LINEAR_SHORTEST = 6
+"""How many of the sweep's shortest distances the count of shifted copies reads."""
+
+
+def linear_layer0(factor: float) -> dict:
+    r"""Layer 0 under linear scaling at ``factor`` (an integer s): the last query's weight on
+    the key \(s\) steps back (``peak``), the larger of its weights on the keys \(s \pm 1\) back
+    (``side``), and how many times smaller the score's lead of \(\delta = s\) over
+    \(\delta = s \pm 1\) is than the unscaled lead of \(\delta = 1\) over \(\delta = 0, 2\)
+    (``shrink``). The text has [`PREVIOUS_AT`][] tokens; the kernel is the same at any length."""
+    s = int(factor)
+    f = layer0_kernel_at(PREVIOUS_AT, "linear", factor)
+    w = np.exp(f - f.max())
+    w /= w.sum()
+    f0 = layer0_kernel_at(PREVIOUS_AT, None, None)
+    lead = f[s] - max(f[s - 1], f[s + 1])
+    lead0 = f0[1] - max(f0[0], f0[2])
+    return {"peak": float(w[s]), "side": float(max(w[s - 1], w[s + 1])), "shrink": lead0 / lead}
+
+
+def layer0_kernel_at(T: int, method: str | None, factor: float | None) -> np.ndarray:
+    from ...extension import layer0_kernel
+
+    return layer0_kernel(T, **settings(method, factor))
+
+
+@functools.lru_cache(maxsize=4)
+def linear_copies(factor: float) -> tuple[int, int, int]:
+    r"""Under linear scaling at ``factor`` (an integer s), over the prompts at the sweep's
+    [`LINEAR_SHORTEST`][] shortest distances: how many the model completes with the letter
+    \(s\) places after the first \(A\) (what a head looking exactly \(s\) steps back would
+    make layer 1 copy), how many with the right \(B\), and how many prompts there are."""
+    s = int(factor)
+    shifted = right = total = 0
+    for g in distances()[:LINEAR_SHORTEST]:
+        prompts = distance_prompts(g, PER_DISTANCE, SEED)
+        probs, _ = predict_last_many([p.text for p in prompts], **settings("linear", factor))
+        for p, i in zip(prompts, probs.argmax(axis=1), strict=True):
+            shifted += VOCAB[int(i)] == p.text[s]
+            right += VOCAB[int(i)] == p.answer
+            total += 1
+    return shifted, right, total
+
+
+@value("ctx-linear-peak-2", factor=2.0, what="peak")
+@value("ctx-linear-peak-4", factor=4.0, what="peak")
+@value("ctx-linear-peak-8", factor=8.0, what="peak")
+@value("ctx-linear-side-2", factor=2.0, what="side")
+@value("ctx-linear-side-4", factor=4.0, what="side")
+@value("ctx-linear-side-8", factor=8.0, what="side")
+def ctx_linear_layer0(factor: float = 2.0, what: str = "peak") -> str:
+    """Layer 0's weight s steps back under linear scaling (peak), and on a neighbour (side)."""
+    return f"{linear_layer0(factor)[what]:.3f}"
+
+
+@value("ctx-linear-shrink-2", factor=2.0)
+@value("ctx-linear-shrink-4", factor=4.0)
+@value("ctx-linear-shrink-8", factor=8.0)
+def ctx_linear_shrink(factor: float = 2.0) -> str:
+    """How many times smaller layer 0's lead at its peak is under linear scaling."""
+    return f"{linear_layer0(factor)['shrink']:.1f}"
+
+
+@value("ctx-linear-shifted-2", factor=2.0, which=0)
+@value("ctx-linear-shifted-4", factor=4.0, which=0)
+@value("ctx-linear-shifted-8", factor=8.0, which=0)
+@value("ctx-linear-right-2", factor=2.0, which=1)
+@value("ctx-linear-right-4", factor=4.0, which=1)
+@value("ctx-linear-right-8", factor=8.0, which=1)
+@value("ctx-linear-prompts", factor=2.0, which=2)
+def ctx_linear_copies(factor: float = 2.0, which: int = 0) -> str:
+    """Counts of [`linear_copies`][]: the shifted letter (0), the right B (1), prompts (2)."""
+    return str(linear_copies(factor)[which])
+
+
+@value("ctx-linear-first", which=0)
+@value("ctx-linear-shortest", which=LINEAR_SHORTEST - 1)
+def ctx_linear_shortest(which: int = LINEAR_SHORTEST - 1) -> str:
+    """The first (0) and the last of the sweep's distances the count of shifted copies reads."""
+    return f"{distances()[which]:,}"
 
 
 # --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---

@@ -177,6 +177,8 @@ CITED = (
     "meta-precompute-freqs-cis",
     "hf-llama-rotary-forward",
     "hf-apply-rotary",
+    "hf-roformer-rotary",
+    "hf-roformer-rotary-value",
 )
 """The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
 ``conventions-src-KEY``."""

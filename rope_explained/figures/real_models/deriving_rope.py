@@ -35,9 +35,9 @@ def at_offset(score: np.ndarray, offset: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 PANELS = (
-    ("content_position", r"$x^T M\, p_n$: content of $m$, position of $n$"),
-    ("position_content", r"$p_m^T M\, y$: position of $m$, content of $n$"),
-    ("additive", r"additive: $(x + p_m)^T M\, (y + p_n)$"),
+    ("content_position", r"$x^T M\, \mathrm{PE}_n$: content of $m$, position of $n$"),
+    ("position_content", r"$\mathrm{PE}_m^T M\, y$: position of $m$, content of $n$"),
+    ("additive", r"additive: $(x + \mathrm{PE}_m)^T M\, (y + \mathrm{PE}_n)$"),
     ("rope", r"RoPE: $(R_{\Theta,m} W_q x)^T (R_{\Theta,n} W_k y)$"),
 )
 

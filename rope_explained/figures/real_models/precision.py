@@ -35,6 +35,8 @@ STYLES = {
     "float16 storage": (COLORS[4], "--", "v"),
     "bfloat16": (COLORS[5], "-", "D"),
     "float16": (COLORS[1], "-", "P"),
+    "bfloat16, float32 rotation": (COLORS[2], ":", "x"),
+    "float16, float32 rotation": (COLORS[4], ":", "+"),
 }
 LABELS = {
     "float64": "float64",
@@ -43,13 +45,18 @@ LABELS = {
     "float16 storage": "fp16 storage, fp32 angles",
     "bfloat16": "bf16 throughout",
     "float16": "fp16 throughout",
+    "bfloat16, float32 rotation": "bf16, fp32 rotation, cast back",
+    "float16, float32 rotation": "fp16, fp32 rotation, cast back",
 }
+SIX = ("float64", "float32", "bfloat16 storage", "float16 storage", "bfloat16", "float16")
+"""The recipes that rotate in their storage format (the previous-token figure draws these;
+the two that rotate in float32 and cast back lie on the storage curves there)."""
 
 
 def positions_for(name: str) -> np.ndarray:
     """The sample positions of a pipeline or dtype: float16 stops below 65,505."""
     p = log_positions()
-    return p[p <= FP16_MAX] if name in ("float16", "float16 storage") else p
+    return p[p <= FP16_MAX] if name.startswith("float16") else p
 
 
 def _plot(ax, name: str, x: np.ndarray, y: np.ndarray, label: str | None = None) -> None:
@@ -102,17 +109,21 @@ def angle_errors():
         r"How far the previous-token head's score of the previous token, "
         r'\(q_m^T k_{m-1}\) ({{ value("precision-peak-score") }} in exact arithmetic, at every '
         r"\(m\)), moves from its value "
-        r"at \(m = 1\), per recipe. float64 stays at rounding level; float32 shows no drift at "
-        r"all until late in the range, then grows quickly; bf16 and fp16 storage add a "
-        r"scatter that does not grow with the position; bf16 and fp16 throughout lose the "
+        r"at \(m = 1\), per recipe. float64 stays at rounding level; float32 stays within one "
+        r"unit of float32's last place until late in the range (exactly 0 here, in the "
+        r"package's order of summation), then grows quickly; bf16 and fp16 storage add a "
+        r"scatter that does not grow with the position, and so do the recipes that rotate in "
+        r"float32 and cast \(q\) and \(k\) back to bf16 or fp16 (dotted); bf16 and fp16 "
+        r"throughout lose the "
         r"relative property entirely. A drift of exactly 0 is drawn at \(10^{-16}\), where the "
         r"float64 and float32 curves overlap."
     ),
     alt=(
         "Log-log line plot of the absolute score drift against position from 1 to one "
-        "million, six curves. float64 stays below 1e-12, float32 rises to about 2e-3, bf16 "
-        "and fp16 storage scatter between 1e-3 and 0.3, bf16 and fp16 throughout rise past 1 "
-        "to about 10."
+        "million, eight curves. float64 stays below 1e-12, float32 rises to about 2e-3, bf16 "
+        "and fp16 storage scatter between 1e-3 and 0.3, and the dotted curves of float32 "
+        "rotation cast back to bf16 or fp16 scatter in the same band; bf16 and fp16 "
+        "throughout rise past 1 to about 10."
     ),
 )
 def score_drifts():
@@ -155,7 +166,7 @@ def score_drifts():
 def previous_token_curves():
     """Attention on m - 1 per pipeline against the absolute position."""
     fig, ax = new_figure(height=4.0, layout="constrained")
-    for name in PIPELINES:
+    for name in SIX:
         p = positions_for(name)
         _plot(ax, name, p, attention(name))
     ax.axhline(0.5, color="0.5", lw=0.8, ls=":")
@@ -288,6 +299,70 @@ def precision_fp32_angle_bound(m: float = 1e6) -> str:
     """The bound 2 m theta_i 2^-24 on the float32 angle error (theta_i and the product each
     rounded once) at m = 10**6 and theta_0 = 1, in TeX."""
     return times_ten(2 * m * 2.0**-24, 0)
+
+
+@value("precision-drift-bf16-cast-max", pipeline="bfloat16, float32 rotation", decimals=1)
+@value("precision-drift-fp16-storage-max", pipeline="float16 storage", decimals=1)
+@value("precision-drift-fp16-cast-max", pipeline="float16, float32 rotation", decimals=1)
+def precision_drift_16(pipeline: str = "float16 storage", decimals: int = 1) -> str:
+    """The largest sampled score drift of a 16-bit storage recipe, in TeX, rounded up."""
+    return precision_drift(pipeline, decimals)
+
+
+def fp32_ulp() -> float:
+    """One unit in the last place of float32 at the exact peak score, alpha d / 2 = 320."""
+    return float(np.spacing(np.float32(float(precision_peak_score()))))
+
+
+@value("precision-fp32-ulp")
+def precision_fp32_ulp() -> str:
+    """One unit in the last place of float32 at 320 (2^-15), in TeX, to three digits."""
+    return times_ten(fp32_ulp(), 2)
+
+
+@functools.cache
+def sequential_fp32_drift() -> tuple[np.ndarray, np.ndarray]:
+    """The float32 recipe's score drift with the 64 products of the dot product added one after
+    the other in float32 (``np.cumsum``, which adds in order), instead of in the order of the
+    package's ``score_drift``, at the sampled positions up to where that drift is exactly 0.
+
+    The rotated query and key are the package's (``rotate_in`` in float32): only the order of
+    the sum differs. Returns the positions and the drifts."""
+    from ...precision import rotate_in
+
+    until = float(precision_fp32_exact_until().replace(",", ""))
+    p = positions_for("float32")[1:]
+    p = p[p <= until]
+    L0 = build_weights(Config()).L0
+    h = np.zeros(Config().D)
+    h[0] = 1.0
+    q_pre, k_pre = L0.W_q @ h, L0.W_k @ h
+
+    def score(m: float) -> float:
+        q = rotate_in(q_pre[None], np.array([m]), "float32", "float32")[0].astype(np.float32)
+        k = rotate_in(k_pre[None], np.array([m - 1]), "float32", "float32")[0].astype(np.float32)
+        return float(np.cumsum(q * k, dtype=np.float32)[-1])
+
+    s1 = score(1.0)
+    return p, np.array([abs(score(float(m)) - s1) for m in p])
+
+
+@value("precision-fp32-sequential-count")
+def precision_fp32_sequential_count() -> str:
+    """At how many of the sampled positions up to the exact-zero limit the in-order sum drifts."""
+    return str(int(np.count_nonzero(sequential_fp32_drift()[1])))
+
+
+@value("precision-fp32-sequential-of")
+def precision_fp32_sequential_of() -> str:
+    """How many sampled positions that count is out of."""
+    return str(sequential_fp32_drift()[0].size)
+
+
+@value("precision-fp32-sequential-max-ulps")
+def precision_fp32_sequential_max_ulps() -> str:
+    """The in-order sum's largest drift there, in units of float32's last place at 320."""
+    return f"{sequential_fp32_drift()[1].max() / fp32_ulp():.0f}"
 
 
 # --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
