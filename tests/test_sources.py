@@ -105,7 +105,7 @@ def test_no_page_types_a_library_version_or_address():
 
 # A paragraph that says what a library's code does names the code by one of these.
 RE_LIBRARY_CODE = re.compile(
-    r"Hugging Face's (?:code|generation|port|script|Llama|`)|Hugging Face port|"
+    r"Hugging Face's (?:generation|port|script|Llama|`)|Hugging Face port|"
     r"Meta's reference|Meta's `|Meta upcasts|`transformers`|transformers'"
 )
 # History, cited by its pull request or issue number (no version's code is described).
