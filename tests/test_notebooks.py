@@ -433,3 +433,69 @@ def test_failing_cell_fails_the_build(tmp_path):
     assert proc.returncode != 0
     assert "paper-to-code/broken.py: a cell failed" in proc.stderr
     assert "this cell fails on purpose" in proc.stderr
+
+
+# --- the solution notebook's exercises ------------------------------------------------------------
+
+
+def _printed_after(printed: list[str], marker: str) -> str:
+    (out,) = [o for o in printed if marker in o]
+    return out
+
+
+def test_exercise_a_wrong_schedule_passes_every_check(solution):
+    """Exercise 1: the six checks cannot see the frequencies; any rotation by positions passes,
+    here the package's own with another base, so the cell's verdict is not a fluke of the
+    changed function."""
+    ns, printed = solution
+    assert set(ns["verdicts"]) == set(CHECK_NAMES)
+    assert set(ns["verdicts"].values()) == {"passes"}
+    other_base = lambda x, p, base=10000.0: rope_explained.apply_rope(x, p, 37.0)  # noqa: E731
+    for check in ns["SANITY_CHECKS"]:
+        assert isinstance(check(other_base), str)
+    # the changed line is the frequencies: pair i at 10000^(-i/d)
+    turned = ns["apply_rope_changed"](np.eye(64)[[2]], [1.0])  # pair 1's first unit vector
+    assert turned[0, 2] == pytest.approx(np.cos(10000.0 ** (-1 / 64)), abs=1e-12)
+    assert ns["changed_gap"] > 1.0  # far from the reference
+    out = _printed_after(printed, "under apply_rope_changed")
+    assert f"rope_explained.apply_rope: {ns['changed_gap']:.2f}" in out
+    for name, rate in (
+        ("apply_rope", 10000.0 ** (-62 / 64)),
+        ("apply_rope_changed", 10000.0 ** (-31 / 64)),
+    ):
+        assert f"under {name}: {rate:.2e} radians" in out
+    assert " OK: " not in out  # the six-check lines stay those of the checks cell
+
+
+def test_exercise_decay_for_similar_content(solution):
+    """Exercise 2, recomputed with random q = k: the average of q^T R_r q / |q|^2 over many
+    draws tends to (2/d) sum_i cos(r theta_i)."""
+    ns, printed = solution
+    d, r = 128, ns["distances"]
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+    expected = np.array([np.mean(np.cos(t * theta)) for t in r])
+    first = int(np.flatnonzero(expected < 0.5)[0])
+    assert ns["first_half"] == first
+    assert ns["later_peak"] == pytest.approx(expected[first:].max(), abs=1e-12)
+    assert ns["later_peak"] > 0.5  # "rises above one half again"
+    assert -0.1 < expected.min() < 0  # "never reaches far below zero"
+    out = _printed_after(printed, "first distance below one half")
+    assert f"first distance below one half: {first}" in out
+    # Monte Carlo: identical random content, isotropic, at the first distance
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((4000, d))
+    ratio = np.mean(
+        np.einsum("nd,nd->n", rope_explained.apply_rope(q, np.full(4000, first)), q)
+        / np.einsum("nd,nd->n", q, q)
+    )
+    assert ratio == pytest.approx(expected[first], abs=0.02)  # 4000 draws: sd about 0.003
+
+
+def test_exercise_a_larger_base_leaves_more_pairs_unturned(solution):
+    _, printed = solution
+    out = _printed_after(printed, "never complete a turn")
+    for base, length in ((10000.0, 2048), (500000.0, 8192), (10000.0, 8192)):
+        count = sum(1 for i in range(64) if 2 * np.pi * base ** (2 * i / 128) > length)
+        assert f"L = {length:>5,}: {count} of 64 pairs" in out
+    counts = [int(re.search(r": (\d+) of 64", line).group(1)) for line in out.splitlines()]
+    assert counts[1] > counts[0] > counts[2]  # more slow pairs with the larger base

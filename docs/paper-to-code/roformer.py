@@ -647,3 +647,104 @@ fig = roformer_figures.yarn_ramps()
 # checks and the constants of the demos that exercise them (positions 5 and 2, the shifts, the
 # offsets 3 and 5, the rotations by 3 and 4, the batch shape) follow the paper-to-code drill on
 # RoFormer; the numpy code and the text are written for this site.
+
+# %% [markdown]
+# ## Exercises
+#
+# Each exercise asks for a prediction first; the cell after it computes the answer, and the text
+# after that explains it.
+#
+# **1. Find the bug.** The function below is `apply_rope` with one line changed. Before running
+# the cell, predict which of the six sanity checks it fails.
+
+
+# %%
+def apply_rope_changed(x, positions, base=10000.0):
+    """apply_rope with one line changed."""
+    x = np.asarray(x, dtype=float)
+    d = x.shape[-1]
+    theta = base ** (-1.0 * np.arange(d // 2) / d)  # the changed line
+    angle = np.asarray(positions, dtype=float)[:, None] * theta
+    cos, sin = np.cos(angle), np.sin(angle)
+    a, b = x[..., 0::2], x[..., 1::2]
+    out = np.empty_like(x)
+    out[..., 0::2] = a * cos - b * sin
+    out[..., 1::2] = a * sin + b * cos
+    return out
+
+
+verdicts = {}
+for check in SANITY_CHECKS:
+    try:
+        check(apply_rope_changed)
+        verdicts[check.__name__] = "passes"
+    except AssertionError:
+        verdicts[check.__name__] = "fails"
+    print(f"{check.__name__:<24} {verdicts[check.__name__]}")
+x1 = rng.standard_normal((10, 64))
+p1 = np.arange(10) * 100.0
+changed_gap = np.max(
+    np.abs(apply_rope_changed(x1, p1) - rope_explained.apply_rope(x1, p1))
+)
+print(f"largest difference from rope_explained.apply_rope: {changed_gap:.2f}")
+slowest = {
+    "apply_rope": 10000.0 ** (-2 * 31 / 64),
+    "apply_rope_changed": 10000.0 ** (-31 / 64),
+}
+for name, rate in slowest.items():
+    print(f"slowest pair of d = 64 under {name}: {rate:.2e} radians per token")
+
+# %% [markdown]
+# The exponent lost its factor 2: pair $i$ turns at $10000^{-i/d}$ instead of
+# $10000^{-2i/d}$, so the frequencies only run from 1 down to about $1/\sqrt{10000}$, and
+# the slow pairs that should carry content over long distances turn far too fast. Yet every
+# check passes. Each one tests a property that *any* rotation by position-proportional angles
+# has, whatever the frequencies: norms, position 0, shifts, shapes, different offsets,
+# composition. The checks catch slips in the rotation, not a wrong schedule. Only a comparison
+# with a trusted implementation, like the first cell of this notebook, finds this one.
+#
+# **2. Long-term decay, for similar content.** Let $k = q$ with the content spread evenly over
+# the pairs. Then the expected score $\delta$ steps apart, relative to $\delta = 0$, is the average
+# $\frac{2}{d}\sum_i \cos(\delta\theta_i)$. For $d = 128$, at what distance does it first fall
+# below one half? Once below, does it stay there?
+
+# %%
+decay_theta = rope_explained.frequencies(128)
+# (2/d) sum_i cos(r theta_i): the expected score at distance r over the one at distance 0
+expected = np.cos(np.outer(distances, decay_theta)).mean(axis=1)
+first_half = int(distances[np.argmax(expected < 0.5)])
+later_peak = float(expected[first_half:].max())
+print(f"first distance below one half: {first_half}")
+print(
+    f"largest value after that, up to distance {distances[-1]}: {later_peak:.3f}"
+)
+print(
+    f"smallest value: {expected.min():.3f} at distance {int(distances[np.argmin(expected)])}"
+)
+
+# %% [markdown]
+# The fast pairs fall out of phase within a few dozen tokens, which takes the average below
+# one half; the slow pairs hold the rest up. The decline is not monotone: the fast pairs come
+# partly back into phase now and then, and the average rises above one half again before it
+# sinks further. Over this range it never reaches far below zero, because the slowest pairs
+# have hardly turned. The paper's decay is a trend of this kind, not a guarantee at every
+# distance.
+#
+# **3. A larger base.** Meta-Llama-3-8B's configuration (`config.json`) gives heads of
+# $d = 128$, the base 500,000 (`rope_theta`) and a context of 8,192 tokens
+# (`max_position_embeddings`). How many of its 64 pairs never complete a turn within that
+# context, compared with the head of the table above (base 10000, $L = 2048$)?
+
+# %%
+for b, length in ((10000.0, 2048), (500000.0, 8192), (10000.0, 8192)):
+    waves = 2 * np.pi / rope_explained.frequencies(128, b)
+    print(
+        f"base {b:>9,.0f}, L = {length:>5,}: "
+        f"{int(np.sum(waves > length))} of 64 pairs never complete a turn"
+    )
+
+# %% [markdown]
+# Raising the base slows every pair but the first, so more pairs have wavelengths longer than
+# the training length, even though that length grew fourfold. Those are the pairs that can
+# compare content over long distances, and also the pairs that meet unseen angles when the
+# model is run past its context, which PI, NTK-aware scaling and YaRN then have to treat.

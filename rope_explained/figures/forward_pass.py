@@ -590,3 +590,69 @@ def fp_unseen_prediction(text: str = "thecatsatonthex") -> str:
 def fp_unseen_top_probability(text: str = "thecatsatonthex") -> str:
     """The probability of that prediction."""
     return f"{example_trace(text).probs[-1].max():.3f}"
+
+
+# Values of the exercises -------------------------------------------------------------------------
+
+EXERCISE_REPEATED = FORWARD_PASS_PROMPT[:-1] + "t"
+"""A prompt whose last letter, t, occurred four times before, each time followed by another
+letter."""
+
+
+@value("fp-ex-d32-best", what="best")
+@value("fp-ex-d32-side", what="side")
+def fp_ex_d32_score(what: str = "best", d: int = 32, text: str = FORWARD_PASS_PROMPT) -> str:
+    """Layer 0 of a ``d``-dimensional head on the example: the best score of the last row, or
+    the score of the last query against its own key."""
+    tr = forward(text, d=d)
+    row = np.where(tr.mask, tr.scores0, -np.inf)[-1]
+    return f"{(row.max() if what == 'best' else row[-1]):.0f}"
+
+
+@value("fp-ex-d32-min-weight")
+def fp_ex_d32_min_weight(d: int = 32, text: str = FORWARD_PASS_PROMPT) -> str:
+    """The smallest layer-0 weight on position m - 1 with a ``d``-dimensional head, rounded
+    down (the answer says "at least")."""
+    return floor_to(np.diag(forward(text, d=d).A0, k=-1).min(), 5)
+
+
+@value("fp-ex-d32-probability")
+def fp_ex_d32_probability(d: int = 32, text: str = FORWARD_PASS_PROMPT) -> str:
+    """The probability of the prediction with a ``d``-dimensional head."""
+    return f"{forward(text, d=d).probs[-1].max():.3f}"
+
+
+@value("fp-ex-offset0-prediction")
+def fp_ex_offset0_prediction(offset: int = 0, text: str = FORWARD_PASS_PROMPT) -> str:
+    """What the model predicts when layer 0 looks ``offset`` positions back."""
+    return forward(text, offset=offset).prediction
+
+
+@value("fp-ex-repeated-prediction")
+def fp_ex_repeated_prediction(text: str = EXERCISE_REPEATED) -> str:
+    """What the model predicts after a letter that occurred several times."""
+    return example_trace(text).prediction
+
+
+@value("fp-ex-repeated-probability")
+def fp_ex_repeated_probability(text: str = EXERCISE_REPEATED) -> str:
+    """The probability of that prediction."""
+    return f"{example_trace(text).probs[-1].max():.3f}"
+
+
+@value("fp-ex-repeated-min-weight")
+def fp_ex_repeated_min_weight(text: str = EXERCISE_REPEATED) -> str:
+    """The smallest layer-1 weight the last row puts on a key that follows an earlier copy of
+    its letter, rounded down (the answer says "at least")."""
+    tr = example_trace(text)
+    last = tr.tokens[-1]
+    after = [n for n in range(2, len(tr.tokens) - 1) if tr.tokens[n - 1] == last]
+    return floor_to(tr.A1[-1, after].min(), 2)
+
+
+@value("fp-ex-d32-lead")
+def fp_ex_d32_lead(d: int = 32, text: str = FORWARD_PASS_PROMPT) -> str:
+    """How far the best layer-0 score of the last row leads the runner-up, for a
+    ``d``-dimensional head."""
+    row = np.sort(forward(text, d=d).scores0[-1])
+    return f"{row[-1] - row[-2]:.0f}"

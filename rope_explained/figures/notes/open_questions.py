@@ -106,6 +106,64 @@ def notes_slowest_horizon(d: int = 64, base: float = 1e4, min_cos: float = 0.9) 
     return f"{round(pair_horizons(d, base, min_cos)[-1], -2):.0f}"
 
 
+# Values of the exercises -------------------------------------------------------------------------
+
+EXERCISE_TARGET = {"d": 128, "coordinates": 8, "length": 32_000, "min_cos": 0.9}
+"""The exercise's requirement: ``coordinates`` usable coordinates of a head of ``d`` over
+``length`` tokens at the tolerance ``min_cos``."""
+
+
+def _needed_base(d: int, coordinates: int, length: int, min_cos: float) -> float:
+    """The smallest base at which ``coordinates / 2`` pairs have a horizon of ``length``: the
+    pair ``d/2 - coordinates/2`` must turn at most arccos(min_cos) / length per token."""
+    i = d // 2 - coordinates // 2
+    return float((length / np.arccos(min_cos)) ** (d / (2 * i)))
+
+
+@value("notes-ex-open-base")
+def ex_open_base() -> str:
+    """That base, rounded up to two significant digits (TeX)."""
+    from .. import times_ten
+
+    b = _needed_base(**EXERCISE_TARGET)
+    scale = 10.0 ** (np.floor(np.log10(b)) - 1)
+    return times_ten(np.ceil(b / scale) * scale, 1)
+
+
+@value("notes-ex-open-length")
+def ex_open_length() -> str:
+    return f"{EXERCISE_TARGET['length']:,}"
+
+
+@value("notes-ex-open-coordinates")
+def ex_open_coordinates() -> str:
+    return str(EXERCISE_TARGET["coordinates"])
+
+
+@value("notes-ex-open-loose", min_cos=0.5)
+def ex_open_loose(d: int = 64, base: float = 1e4, length: int = 1000, min_cos: float = 0.5) -> str:
+    """d_semantic(1000) of this site's head at the looser tolerance ``min_cos``."""
+    return str(2 * int(stable_pair_count(np.array([float(length)]), d, base, min_cos)[0]))
+
+
+@value("notes-ex-open-loose-tolerance")
+def ex_open_loose_tolerance() -> str:
+    return "0.5"
+
+
+@value("notes-ex-open-half-first", half=0)
+@value("notes-ex-open-half-second", half=1)
+def ex_open_half(half: int = 0, d: int = 64, pairs: int = 4) -> str:
+    """Under rotate-half, the lowest coordinate that the ``pairs`` slowest pairs occupy in the
+    first (``half=0``) or second half of the head."""
+    from ...conventions import interleaved_to_half
+
+    P = interleaved_to_half(np.eye(d))  # (P x)[j] = x[old row of j]
+    slow = np.arange(d - 2 * pairs, d)  # interleaved coordinates of the slowest pairs
+    rows = sorted(int(np.flatnonzero(P[:, c])[0]) for c in slow)
+    return str(rows[0] if half == 0 else rows[pairs])
+
+
 # --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
 
 

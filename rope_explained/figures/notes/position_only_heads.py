@@ -179,3 +179,51 @@ def notes_model_min_weight(text: str = LONG_PROMPT) -> str:
     """The smallest weight layer 0 of the site's model puts on the previous token, rounded
     down, on the longest prompt the playground takes."""
     return floor_to(np.diag(forward(text).A0, k=-1).min(), 5)
+
+
+# Values of the exercises -------------------------------------------------------------------------
+
+EXERCISE_SHARE = 0.01
+"""The exercise's limit on what the two neighbours may keep together, relative to the previous
+token."""
+EXERCISE_WINDOW = 100
+"""How far back the exercise on a doubled key looks (distances 2 to this)."""
+
+
+@value("notes-ex-position-gap-128", d=128)
+@value("notes-ex-position-gap-wendler", schedule="wendler")
+def ex_gap(d: int = 64, schedule: str = "standard") -> str:
+    """How far the previous token's neighbours trail it, per unit alpha, for a head of ``d``
+    under ``schedule``."""
+    peak, side = previous_token_scores(np.array([0.0, 1.0]), d=d, schedule=schedule)
+    return f"{peak - side:.2f}"
+
+
+@value("notes-ex-position-alpha-64", d=64)
+@value("notes-ex-position-alpha-128", d=128)
+def ex_alpha(d: int = 64, share: float = EXERCISE_SHARE) -> str:
+    """The smallest sharpness alpha at which the two neighbours together keep at most
+    ``share`` of the previous token's weight, 2 exp(-alpha gap) <= share, rounded up."""
+    from .. import ceil_to
+
+    return ceil_to(np.log(2 / share) / _gap(d), 1)
+
+
+@value("notes-ex-position-share")
+def ex_share() -> str:
+    """The limit, in percent."""
+    return f"{100 * EXERCISE_SHARE:.0f}"
+
+
+@value("notes-ex-position-doubled-wins")
+def ex_doubled_wins(d: int = 64, window: int = EXERCISE_WINDOW) -> str:
+    """At how many distances 2..window a key of twice the length, 2c, outscores the previous
+    token's key c: 2 S(delta) > d/2, with S the score per unit alpha."""
+    delta = np.arange(2, window + 1)
+    S = previous_token_scores(1.0 - delta, d=d)  # the offset n - m + 1 = 1 - delta
+    return str(int(np.count_nonzero(2 * S > d / 2)))
+
+
+@value("notes-ex-position-window")
+def ex_window() -> str:
+    return str(EXERCISE_WINDOW)

@@ -360,3 +360,55 @@ def notes_rival_nearby_limit() -> str:
     cfg = Config()
     step = letter_angle("b") - letter_angle("a")
     return f"{step / frequencies(cfg.d, cfg.base)[-1]:,.0f}"
+
+
+# Values of the exercises -------------------------------------------------------------------------
+
+EXERCISE_LONG = 100_000
+"""The distance of the exercise on a large head with a large base."""
+EXERCISE_KEPT = 4
+"""How many of the slowest pairs the exercise's head keeps (d0 = d - 2 * 4 = 56)."""
+EXERCISE_LEVEL = 0.9
+"""The exercise's level for the normalised score."""
+
+
+@value("notes-ex-semantic-drop-llama-999", distance=999)
+@value("notes-ex-semantic-drop-llama-long", distance=EXERCISE_LONG, decimals=1)
+def ex_drop_llama(distance: int = 999, d: int = 128, base: float = 5e5, decimals: int = 4) -> str:
+    """The drop, in percent, of the slowest pair's factor over ``distance`` tokens, for a head
+    of ``d`` with ``base``."""
+    return f"{100 * (1 - np.cos(distance * frequencies(d, base)[-1])):.{decimals}f}"
+
+
+@value("notes-ex-semantic-long")
+def ex_long() -> str:
+    """The long distance, with a thousands separator."""
+    return f"{EXERCISE_LONG:,}"
+
+
+@value("notes-ex-semantic-zero")
+def ex_zero(d: int = 64) -> str:
+    """The distance at which the slowest pair's factor cos(delta theta_31) reaches 0, to the
+    nearest hundred, with a thousands separator."""
+    return f"{round(np.pi / 2 / frequencies(d)[-1], -2):,.0f}"
+
+
+@value("notes-ex-semantic-kept-below")
+def ex_kept_below(d: int = 64, kept: int = EXERCISE_KEPT, level: float = EXERCISE_LEVEL) -> str:
+    """The first distance at which a head with equal content in its ``kept`` slowest pairs
+    (and none elsewhere) scores a key below ``level`` of the query's own score, with a
+    thousands separator."""
+    theta = frequencies(d)[-kept:]
+    delta = np.arange(1, 100_000)
+    mean = np.cos(np.outer(delta, theta)).mean(axis=1)
+    return f"{int(delta[np.argmax(mean < level)]):,}"
+
+
+@value("notes-ex-semantic-kept")
+def ex_kept() -> str:
+    return str(EXERCISE_KEPT)
+
+
+@value("notes-ex-semantic-level")
+def ex_level() -> str:
+    return f"{EXERCISE_LEVEL}"

@@ -854,6 +854,49 @@ def ctx_linear_shortest(which: int = LINEAR_SHORTEST - 1) -> str:
     return f"{distances()[which]:,}"
 
 
+# Values of the exercises -------------------------------------------------------------------------
+
+
+def _linear_row(factor: float, T: int = L) -> np.ndarray:
+    """The last query's layer-0 weights on the keys 0, 1, 2, ... steps back under linear
+    scaling by ``factor``, in a text of ``T`` positions."""
+    from ...extension import layer0_kernel
+
+    f = layer0_kernel(T, **settings("linear", factor))
+    w = np.exp(f - f.max())
+    return w / w.sum()
+
+
+@value("ctx-ex-linear-1-5-back-1", factor=1.5, back=1)
+@value("ctx-ex-linear-1-5-back-2", factor=1.5, back=2)
+@value("ctx-ex-linear-1-25-back-1", factor=1.25, back=1)
+def ex_linear_weight(factor: float = 1.5, back: int = 1) -> str:
+    """Under linear scaling by ``factor``, the last query's layer-0 weight on the key ``back``
+    steps back, in a text of L positions."""
+    return f"{_linear_row(factor)[back]:.3f}"
+
+
+@value("ctx-ex-ntk-pair1")
+def ex_ntk_pair1(factor: float = 8.0, d: int = 64) -> str:
+    """By how much NTK-aware scaling by ``factor`` slows pair 1."""
+    theta = frequencies(d)
+    new, _ = scaled_frequencies(d, method="ntk", factor=factor, original_max_position=L)
+    return f"{theta[1] / new[1]:.3f}"
+
+
+@value("ctx-ex-dynamic-length")
+def ex_dynamic_length(factor: float = 4.0) -> str:
+    """The length at which dynamic NTK's effective factor s l / L - (s - 1) reaches ``factor``
+    itself, with a thousands separator."""
+    return f"{L * (2 * factor - 1) / factor:,.0f}"
+
+
+@value("ctx-ex-dynamic-factor")
+def ex_dynamic_factor(factor: float = 4.0, length: int = 4 * L) -> str:
+    """Dynamic NTK's effective factor s l / L - (s - 1) at ``length``."""
+    return f"{factor * length / L - (factor - 1):.0f}"
+
+
 # --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
 
 

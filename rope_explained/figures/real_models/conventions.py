@@ -159,6 +159,63 @@ def listing_positions() -> str:
     return str(LISTING["seq"])
 
 
+# Values of the exercises -------------------------------------------------------------------------
+
+
+@value("conventions-ex-moved-to", coordinate=5, d=8)
+def ex_moved_to(coordinate: int = 5, d: int = 8) -> str:
+    """Where [`interleaved_to_half`][rope_explained.conventions.interleaved_to_half] puts row
+    ``coordinate`` of a single head of ``d`` rows."""
+    from ...conventions import interleaved_to_half
+
+    P = interleaved_to_half(np.eye(d))  # row j of P W is row order[j] of W
+    return str(int(np.flatnonzero(P[:, coordinate])[0]))
+
+
+@value("conventions-ex-smallest-d")
+def ex_smallest_d(largest: int = 64) -> str:
+    """The smallest head size for which the permutation differs from its inverse (below that,
+    a conversion applied the wrong way round gives the same rows)."""
+    from ...conventions import half_to_interleaved, interleaved_to_half
+
+    for d in range(2, largest + 1, 2):
+        eye = np.eye(d)
+        if not np.array_equal(interleaved_to_half(eye), half_to_interleaved(eye)):
+            return str(d)
+    raise ValueError(f"the permutation is its own inverse for every d up to {largest}")
+
+
+@functools.cache
+def _wrong_scores(text: str = PROMPT) -> dict[str, np.ndarray]:
+    """Each layer's scores with the weights converted and without."""
+    a = forward(text, layout="half")
+    b = forward(text, layout="half", weights_layout="interleaved")
+    return {n: (getattr(a, n), getattr(b, n)) for n in ("scores0", "scores1")}
+
+
+@value("conventions-ex-diagonal-layer0")
+def ex_diagonal_layer0(text: str = PROMPT) -> str:
+    """A bound on how far the unconverted weights move layer 0's diagonal scores (TeX): not at
+    all in exact arithmetic (the rotation cancels at n = m), round-off of scores near 300 here
+    (about 2e-13)."""
+    right, wrong = _wrong_scores(text)["scores0"]
+    return below(float(np.abs(np.diag(right) - np.diag(wrong)).max()), 1e-11)
+
+
+@value("conventions-ex-offdiagonal-layer0")
+def ex_offdiagonal_layer0(text: str = PROMPT) -> str:
+    """The largest change of a layer-0 score off the diagonal (causal part)."""
+    right, wrong = _wrong_scores(text)["scores0"]
+    return f"{np.abs(np.tril(right - wrong, -1)).max():.0f}"
+
+
+@value("conventions-ex-diagonal-layer1")
+def ex_diagonal_layer1(text: str = PROMPT) -> str:
+    """The largest change of a layer-1 score on the diagonal."""
+    right, wrong = _wrong_scores(text)["scores1"]
+    return f"{np.abs(np.diag(right) - np.diag(wrong)).max():.0f}"
+
+
 # --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
 
 

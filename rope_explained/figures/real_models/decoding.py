@@ -353,6 +353,64 @@ def decoding_sizes(what: str = "letters") -> str:
     return str({"letters": len(TEXT), "prefill": len(HALF), "pads": PADS}[what])
 
 
+# Values of the exercises -------------------------------------------------------------------------
+
+
+@functools.cache
+def _shifted_decode(text: str = FORWARD_PASS_PROMPT, shift: float = 1.0) -> float:
+    """Largest difference between a decode that rotates token ``p`` at ``p + shift`` and the
+    full pass: attention rows of both layers and the probabilities."""
+    from ...decoding import decode_step, new_cache
+
+    full = forward(text)
+    cache, worst = new_cache(), 0.0
+    for p, token in enumerate(full.tokens):
+        step = decode_step(cache, token, position=p + shift)
+        cache = step.cache
+        for got, want in ((step.attention0, full.A0), (step.attention1, full.A1)):
+            worst = max(worst, float(np.abs(got - want[p, : p + 1]).max()))
+        worst = max(worst, float(np.abs(step.probs - full.probs[p]).max()))
+    return worst
+
+
+@value("decoding-ex-shifted")
+def ex_shifted() -> str:
+    """A bound on how far a decode whose positions start at 1 is from the full pass (TeX):
+    zero in exact arithmetic, round-off of the angles here (about 1e-12)."""
+    return below(_shifted_decode(), 1e-11)
+
+
+@value("decoding-ex-pad-position")
+def ex_pad_position(text: str = FORWARD_PASS_PROMPT, pads: int = PADS) -> str:
+    """A bound on how far the text's rows move when the masked pads are numbered 1 instead of
+    counted (TeX): zero in exact arithmetic, round-off here (about 3e-13)."""
+    a = pad_left(text, pads)
+    b = pad_left(text, pads, count_pads=False)
+    T = len(a.tokens) - pads
+    worst = max(float(np.abs(getattr(a, n)[-T:, -T:] - getattr(b, n)[-T:, -T:]).max())
+                for n in ("A0", "A1"))  # fmt: skip
+    worst = max(worst, float(np.abs(a.probs[-T:] - b.probs[-T:]).max()))
+    return below(worst, 1e-11)
+
+
+@value("decoding-ex-cache-numbers", what="all")
+@value("decoding-ex-cache-per-token", what="per-token")
+def ex_cache_numbers(what: str = "all", text: str = FORWARD_PASS_PROMPT) -> str:
+    """How many numbers the cache holds after decoding ``text`` (start token included), or
+    how many one token adds, with a thousands separator."""
+    cache = decode(text)[-1].cache
+    arrays = (cache.k0, cache.v0, cache.k1, cache.v1)
+    total = sum(a.size for a in arrays)
+    n = total if what == "all" else total // len(cache)
+    return f"{n:,}"
+
+
+@value("decoding-ex-cache-tokens")
+def ex_cache_tokens(text: str = FORWARD_PASS_PROMPT) -> str:
+    """How many tokens the cache holds after decoding ``text``."""
+    return str(len(decode(text)[-1].cache))
+
+
 # --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
 
 

@@ -124,3 +124,88 @@ def rope_spread() -> str:
     all in exact arithmetic, round-off here (about 1e-14)."""
     _, s = at_offset(terms()["rope"], -1)
     return below(float(np.ptp(s)), 1e-13)
+
+
+# Values of the exercises -------------------------------------------------------------------------
+
+
+def _closest_return(limit: int, theta: float = 1.0) -> tuple[int, float]:
+    """The distance ``m`` in ``1..limit`` at which a pair turning ``theta`` per token comes
+    closest to a whole number of turns, and how far from it it is, in radians."""
+    m = np.arange(1, limit + 1)
+    miss = np.abs(np.remainder(m * theta + np.pi, 2 * np.pi) - np.pi)
+    best = int(np.argmin(miss))
+    return int(m[best]), float(miss[best])
+
+
+@value("deriving-ex-return-100", limit=100)
+@value("deriving-ex-return-1000", limit=1000)
+def ex_return(limit: int = 100) -> str:
+    """The distance up to ``limit`` at which the fastest pair (one radian per token) comes
+    closest to where it started."""
+    return str(_closest_return(limit)[0])
+
+
+@value("deriving-ex-return-100-miss", limit=100, digits=1)
+@value("deriving-ex-return-1000-miss", limit=1000, digits=0)
+def ex_return_miss(limit: int = 100, digits: int = 1) -> str:
+    """How far from a whole number of turns the fastest pair is there, in radians (TeX)."""
+    from .. import times_ten
+
+    return times_ten(_closest_return(limit)[1], digits)
+
+
+@value("deriving-ex-identity-score")
+def ex_identity_score(d: int = 64) -> str:
+    r"""\(p_m^T p_{m+1} = \sum_i \cos\theta_i\): the position term with \(M = I\), one step
+    apart."""
+    from ...rope import frequencies
+
+    return f"{np.cos(frequencies(d)).sum():.2f}"
+
+
+@functools.cache
+def _mirrored_scores(T: int = 48, d: int = 64, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The scores of one random query and key at every pair of positions, rotated correctly
+    and with the key turned the wrong way (by -n), shape ``(T, T)`` each."""
+    from ...rope import apply_rope
+
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((2, d))
+    pos = np.arange(T, dtype=np.float64)
+    Q = apply_rope(np.tile(q, (T, 1)), pos)
+    right = Q @ apply_rope(np.tile(k, (T, 1)), pos).T
+    wrong = Q @ apply_rope(np.tile(k, (T, 1)), -pos).T
+    return right, wrong
+
+
+@value("deriving-ex-mirrored-column0")
+def ex_mirrored_column0() -> str:
+    """A bound on how far the mirrored rotation moves the scores of the key at position 0
+    (TeX): not at all in exact arithmetic, round-off here (about 1e-14)."""
+    right, wrong = _mirrored_scores()
+    return below(float(np.abs(right[:, 0] - wrong[:, 0]).max()), 1e-12)
+
+
+@value("deriving-ex-mirrored-elsewhere")
+def ex_mirrored_elsewhere() -> str:
+    """The largest change the mirrored rotation makes to any other causal score."""
+    right, wrong = _mirrored_scores()
+    return f"{np.abs(np.tril(right - wrong)[:, 1:]).max():.1f}"
+
+
+@value("deriving-ex-mirrored-spread")
+def ex_mirrored_spread() -> str:
+    """How far the mirrored score one step back moves over the positions (largest minus
+    smallest): zero for a relative score."""
+    _, wrong = _mirrored_scores()
+    _, s = at_offset(wrong, -1)
+    return f"{s.max() - s.min():.1f}"
+
+
+@value("deriving-ex-return-100-turns", limit=100)
+@value("deriving-ex-return-1000-turns", limit=1000)
+def ex_return_turns(limit: int = 100) -> str:
+    """How many whole turns the fastest pair has made at that distance."""
+    m, _ = _closest_return(limit)
+    return str(round(m / (2 * np.pi)))

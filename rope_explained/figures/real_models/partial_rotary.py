@@ -144,6 +144,57 @@ def accuracy_value(variant: str = "neox", r: int = 16) -> str:
     return f"{100 * _at(variant, r, 'accuracy'):.0f}"
 
 
+# Values of the exercises -------------------------------------------------------------------------
+
+EXERCISE_PROMPTS = 8
+"""How many prompts the exercise runs at that distance."""
+EXERCISE_FAR = 3000
+"""The distance between the two A's of the exercise's prompts, well past the distance at which
+the full head's slowest pair has turned by half a letter step."""
+
+
+@value("partial-ex-gptj-step", d=256, fraction=0.25)
+@value("partial-ex-full-step", d=256, fraction=1.0)
+def ex_ladder_step(d: int = 256, fraction: float = 0.25) -> str:
+    """The ratio between neighbouring rotating frequencies of a ``d``-wide head of which
+    ``fraction`` rotates (GPT-NeoX's ladder)."""
+    theta = rotary_frequencies(fraction, "neox", d=d)
+    theta = theta[theta > 0]
+    return f"{theta[0] / theta[1]:.3f}"
+
+
+@value("partial-ex-lead-neox-8", variant="neox")
+@value("partial-ex-lead-fastest-8", variant="fastest")
+@value("partial-ex-lead-full", r=64)
+def ex_lead(variant: str = "neox", r: int = 8, d: int = 64, alpha: float = 10.0) -> str:
+    """How far the previous-token head's best score leads the keys next to it,
+    alpha sum_i (1 - cos theta_i) over the rotating pairs, with ``r`` of ``d`` rotating."""
+    theta = rotary_frequencies(r / d, variant, d=d)
+    return f"{alpha * (1 - np.cos(theta)).sum():.1f}"
+
+
+@value("partial-ex-far-accuracy", rotary_pct=0.25)
+@value("partial-ex-far-accuracy-full", rotary_pct=1.0)
+def ex_far_accuracy(
+    rotary_pct: float = 0.25, distance: int = EXERCISE_FAR, n: int = EXERCISE_PROMPTS
+) -> str:
+    """Induction accuracy in percent on ``n`` prompts whose A's lie ``distance`` apart."""
+    from ...extension import induction_curve
+
+    return f"{100 * induction_curve([distance], n=n, rotary_pct=rotary_pct)[0]:.0f}"
+
+
+@value("partial-ex-far-distance")
+def ex_far_distance() -> str:
+    """The exercise's distance, with a thousands separator."""
+    return f"{EXERCISE_FAR:,}"
+
+
+@value("partial-ex-far-prompts")
+def ex_far_prompts() -> str:
+    return str(EXERCISE_PROMPTS)
+
+
 # --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
 
 

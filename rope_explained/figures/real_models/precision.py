@@ -365,6 +365,76 @@ def precision_fp32_sequential_max_ulps() -> str:
     return f"{sequential_fp32_drift()[1].max() / fp32_ulp():.0f}"
 
 
+# Values of the exercises -------------------------------------------------------------------------
+
+EXERCISE_CONTEXT = 8192
+"""The context of the exercise on distinct positions: positions 0 to 8,191."""
+
+
+def _rounded(x, dtype: str) -> np.ndarray:
+    """``x`` rounded to the format named ``dtype`` and read back as float64."""
+    from ...precision import DTYPES
+
+    return np.asarray(x, dtype=np.float64).astype(DTYPES[dtype]).astype(np.float64)
+
+
+def _gap(x: float, dtype: str) -> float:
+    """The distance from the representable number ``x`` to the next one up in ``dtype``."""
+    from ...precision import DTYPES
+
+    t = DTYPES[dtype].type
+    return float(np.nextafter(t(x), t(np.inf))) - float(t(x))
+
+
+@value("precision-ex-gap-1000", x=1000.0)
+@value("precision-ex-gap-100000", x=100000.0)
+def ex_bf16_gap(x: float = 1000.0) -> str:
+    """The gap between neighbouring bfloat16 numbers at ``x`` (a number bf16 holds)."""
+    return f"{_gap(float(_rounded(x, 'bfloat16')), 'bfloat16'):.0f}"
+
+
+@value("precision-ex-rounds-1001", m=1001)
+@value("precision-ex-rounds-1002", m=1002)
+@value("precision-ex-rounds-1003", m=1003)
+def ex_bf16_rounds(m: int = 1001) -> str:
+    """The bfloat16 number the position ``m`` becomes."""
+    return f"{_rounded(m, 'bfloat16'):.0f}"
+
+
+@value("precision-ex-distinct-bfloat16", dtype="bfloat16")
+@value("precision-ex-distinct-float16", dtype="float16")
+def ex_distinct(dtype: str = "bfloat16", context: int = EXERCISE_CONTEXT) -> str:
+    """How many different values the positions 0 .. context - 1 take in ``dtype``, with a
+    thousands separator."""
+    return thousands(len(np.unique(_rounded(np.arange(context), dtype))))
+
+
+@value("precision-ex-context")
+def ex_context() -> str:
+    """The exercise's context, with a thousands separator."""
+    return thousands(EXERCISE_CONTEXT)
+
+
+@value("precision-ex-score-gap-bfloat16", dtype="bfloat16")
+@value("precision-ex-score-gap-float16", dtype="float16")
+def ex_score_gap(dtype: str = "bfloat16", alpha: float = 10.0, d: int = 64) -> str:
+    """The gap between neighbouring numbers of ``dtype`` at the peak score alpha d/2."""
+    return f"{_gap(alpha * d / 2, dtype):g}"
+
+
+@value("precision-ex-side-score-bfloat16")
+def ex_side_score_bfloat16(alpha: float = 10.0, d: int = 64) -> str:
+    """The score of the previous token's neighbours, alpha sum_i cos(theta_i), rounded to
+    bfloat16."""
+    return f"{_rounded(alpha * np.cos(frequencies(d)).sum(), 'bfloat16'):.0f}"
+
+
+@value("precision-ex-side-score")
+def ex_side_score(alpha: float = 10.0, d: int = 64) -> str:
+    """The same score unrounded, to two decimals."""
+    return f"{alpha * np.cos(frequencies(d)).sum():.2f}"
+
+
 # --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
 
 

@@ -1,0 +1,61 @@
+"""Search finds the page that explains: for a concept, the explanation ranks first, above the API
+entries and the pages that only use it; a Hugging Face config key finds the page that maps it to
+the site's names; an equation or figure number finds where it is listed.
+
+Each query is typed into Material's search box in Chromium, as a reader would, against the
+search index the build wrote.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+#: query -> the page its first result must be (site path, fragment and highlight dropped)
+QUERIES = {
+    "YaRN": "paper-to-code/context-extension/",
+    "Position Interpolation": "paper-to-code/context-extension/",
+    "rotate_half": "real-models/conventions/",
+    "theta": "equations/rope/",
+    "\u03b8": "equations/rope/",
+    "induction head": "equations/induction-head/",
+    "KV cache": "real-models/decoding/",
+    "bfloat16": "real-models/precision/",
+    "partial rotary": "real-models/partial-rotary/",
+    "Wendler": "notes/",  # any of the notes' pages
+    "4.11": "figures-and-equations/",
+    "Figure 4.5": "figures-and-equations/",
+}
+
+
+def first_results(page, site_url: str, query: str) -> list[str]:
+    """The addresses of the first results for ``query``, once Material's search has answered."""
+    page.goto(site_url, wait_until="load")
+    page.fill("input.md-search__input", query)
+    deadline, seen, stable = time.monotonic() + 20, None, 0
+    while time.monotonic() < deadline and stable < 3:
+        links = page.eval_on_selector_all(
+            ".md-search-result__item > a", "els => els.map(e => e.getAttribute('href'))"
+        )
+        # the same non-empty answer three polls in a row: the search has settled
+        stable = stable + 1 if links and links == seen else 0
+        seen = links
+        page.wait_for_timeout(300)
+    paths = [re.sub(r"^https?://[^/]+/|\?h=[^#]*|#.*$", "", h) for h in seen or []]
+    return paths
+
+
+@pytest.mark.site
+def test_concept_queries_find_the_explaining_page_first(site_url, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        wrong = {}
+        for query, expected in QUERIES.items():
+            got = first_results(page, site_url, query)
+            if not got or not got[0].startswith(expected):
+                wrong[query] = got[:3]
+        assert wrong == {}, wrong
+    finally:
+        page.close()
