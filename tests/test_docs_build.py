@@ -182,13 +182,24 @@ def test_build_numbers_anchors_and_links(tmp_path):
     html = (site / "equations/token-embedding/index.html").read_text()
     assert '<div class="arithmatex" id="eq-angle" data-search-exclude>' in html
     assert '<span class="katex-display">' in html  # typeset at build, by KaTeX
-    assert 'class="katex-tag"' in html and "(4.1)" in html  # its number, from \\tag{4.1}
+    # its number, from \\tag{4.1}: a link to the equation after the formula (KaTeX's own number,
+    # in markup screen readers skip, is gone), and an anchor named after it before the block
+    assert 'class="katex-tag"' not in html
+    assert (
+        '<a class="rope-eq-number" href="#eq-angle" title="Link to equation (4.1)">(4.1)</a>'
+        in html
+    )
+    assert (
+        '<span class="rope-alias" id="eq-4.1"></span><div class="arithmatex" id="eq-angle"' in html
+    )
     assert "\\tag{4.1}" in html and "&lt; 2\\pi" in html  # the TeX, in the MathML annotation
     assert '<a class="eq-ref" href="#eq-angle">(4.1)</a>' in html
     assert f'href="#fig-{fig_id}">Figure&nbsp;4.1</a>' in html
     assert f'<figure class="rope-figure" id="fig-{fig_id}">' in html
     assert f'<img src="../../figures/{fig_id}.svg" alt="' in html
-    assert "Figure 4.1.</span>" in html and "Download SVG" in html
+    assert f'href="#fig-{fig_id}" title="Link to Figure 4.1">Figure 4.1.</a>' in html
+    assert '<span class="rope-alias" id="fig-4.1"></span><figure' in html
+    assert "Download SVG" in html
     assert "Code for Figure 4.1: <code>rope_explained.figures.equations.token_embedding." in html
     assert "PLACEHOLDER" not in html
     other = (site / "other/index.html").read_text()
