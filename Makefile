@@ -10,7 +10,7 @@ UV_REQUIREMENTS := requirements/uv.txt
 NODE_STAMP := node_modules/.installed
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: setup serve site test browser lint pdf bench clean
+.PHONY: setup serve site test browser lint pdf bench clean conformance
 
 setup: $(STAMP) $(NODE_STAMP)
 
@@ -55,6 +55,32 @@ lint: setup
 
 test: setup browser
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
+
+# The conformance group (tests/conformance/): the package against the real torch and
+# transformers, in an environment of its own (.venv-conformance/), so that `make test` never
+# installs or imports them. requirements/conformance.txt pins every package with its hashes,
+# and pip checks each file it installs against them (--require-hashes, wheels only).
+# torch is PyTorch's CPU build, 2.13.0+cpu: PyPI's Linux wheels of torch pull about 3 GB of
+# CUDA libraries that a CPU test never loads, while PyTorch's CPU wheel is about 190 MB. PyPI
+# does not carry the +cpu build, so pip needs an index or a directory that does: CI passes
+# TORCH_INDEX=https://download.pytorch.org/whl/cpu (PyTorch's CPU index); a machine whose pip
+# is configured with the wheel (find-links) needs nothing more. The lock is for CPython 3.11
+# on x86-64 Linux, as CI runs it.
+CONF_VENV := .venv-conformance
+CONF_STAMP := $(CONF_VENV)/.installed
+CONF_REQUIREMENTS := requirements/conformance.txt
+TORCH_INDEX ?=
+
+$(CONF_STAMP): $(CONF_REQUIREMENTS)
+	@$(PYTHON) -c 'import platform, sys; sys.exit(0 if sys.version_info[:2] == (3, 11) and sys.platform == "linux" and platform.machine() == "x86_64" else "make conformance installs a lock for CPython 3.11 on x86-64 Linux; set PYTHON=python3.11")'
+	rm -rf $(CONF_VENV)
+	$(PYTHON) -m venv $(CONF_VENV)
+	$(CONF_VENV)/bin/python -m pip install --quiet --require-hashes --only-binary :all: \
+	  $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -r $(CONF_REQUIREMENTS)
+	@touch $@
+
+conformance: $(CONF_STAMP)
+	$(CONF_VENV)/bin/python -m pytest -c tests/conformance/pytest.ini -p no:cacheprovider tests/conformance
 
 bench: setup browser
 	$(BIN)/python benchmarks/bench_forward.py

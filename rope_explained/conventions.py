@@ -40,8 +40,10 @@ def interleaved_to_half(W: np.ndarray, n_heads: int = 1) -> np.ndarray:
 
     ``apply_rope(x @ interleaved_to_half(W).T, m, layout="half")`` equals
     ``apply_rope(x @ W.T, m)[..., perm]`` for a fixed permutation ``perm``, and every score
-    \(q_m^T k_n\) is unchanged. This is the ``permute`` of Hugging Face's
-    ``convert_llama_weights_to_hf.py`` (``w.view(n_heads, d // 2, 2, D).transpose(1, 2)``).
+    \(q_m^T k_n\) is unchanged. This is the reordering ``transformers`` applies to q and k
+    weights stored in Meta's layout (``PermuteForRope``,
+    ``w.view(n_heads, d // 2, 2, D).transpose(1, 2)``; ``SOURCES["hf-permute-for-rope"]`` of
+    ``rope_explained.sources`` links the lines), and the conformance tests compare the two.
 
     Args:
         W: array of shape ``(n_heads * d, D)`` with ``d`` even.

@@ -268,8 +268,10 @@ def pad_left(
 
     ``pads`` is an integer in ``[0, 8192]`` (text and pads at most 8,193 tokens with the start
     token). ``count_pads``: the pads take positions ``0 .. pads - 1`` and the text starts at
-    ``pads`` (True), or the text starts at 0 and every pad gets position 1, as Hugging Face's
-    generation code numbers a left-padded row (False). ``mask_pads``: no query sees a pad key
+    ``pads`` (True), or the text starts at 0 and every pad gets position 0 too, as the
+    generation code of transformers 5.x numbers a left-padded row,
+    ``attention_mask.cumsum(-1) - 1`` with the pads then set to 0 (False; transformers 4.x set
+    them to 1, which no unmasked score sees either). ``mask_pads``: no query sees a pad key
     (True), or the causal mask only (False). ``text`` and ``config`` as for
     [`forward`][rope_explained.model.forward]. Returns the [`Trace`][rope_explained.model.Trace]
     of the whole row; the text's rows and columns are the last ones.
@@ -289,7 +291,7 @@ def pad_left(
     if count_pads:
         positions = np.arange(T, dtype=np.float64)
     else:
-        positions = np.concatenate([np.ones(pads), np.arange(len(body), dtype=np.float64)])
+        positions = np.concatenate([np.zeros(pads), np.arange(len(body), dtype=np.float64)])
     mask = np.tri(T, dtype=bool)
     if mask_pads:
         mask[:, :pads] = False

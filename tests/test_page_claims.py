@@ -60,6 +60,7 @@ from rope_explained.experiments import (
 )
 from rope_explained.model import Config, forward
 from rope_explained.rope import apply_rope, frequencies, rotation_matrix
+from rope_explained.sources import source_link
 
 # --- structure: every macro names a value of its page, every value is stated -----------------
 
@@ -95,6 +96,8 @@ def test_every_value_is_one_line_that_parses(value_id):
         assert re.fullmatch(r"none|\d{1,3}(,\d{3})*\+?", text)  # the table's notation
     elif value_id.startswith("embedding-slot-"):
         assert re.fullmatch(r"\d+(–\d+)?", text)
+    elif "-src-" in value_id:  # a cited source: the link at the pinned version (test_sources.py)
+        assert text == source_link(value_id.split("-src-", 1)[1])
     else:
         assert np.isfinite(number(text))
 

@@ -38,6 +38,16 @@ def value_ids(text: str) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def reproducible(value_id: str) -> bool:
+    """Whether a value states a number to reproduce: not one of the links to the library source
+    lines a page cites (the ``<page>-src-<key>`` values, from ``rope_explained.sources``).
+
+    >>> reproducible("decoding-steps"), reproducible("decoding-src-hf-pad-positions")
+    (True, False)
+    """
+    return "-src-" not in value_id
+
+
 def blocks(lines: list[str]) -> list[tuple[int, int]]:
     """``(start, end)`` line ranges of the top-level blocks of a Markdown page: a block starts at
     an unindented line and takes every line up to the next unindented line that follows a blank
@@ -100,7 +110,7 @@ def with_reproduce_blocks(markdown: str) -> str:
     out: list[str] = []
     pos = 0
     for start, end in blocks(lines):
-        ids = value_ids("\n".join(lines[start:end]))
+        ids = [i for i in value_ids("\n".join(lines[start:end])) if reproducible(i)]
         if not ids or lines[start].lstrip().startswith(("#", "{{ figure(")):
             continue
         out += lines[pos:end] + ["", *reproduce_block(ids), ""]

@@ -49,9 +49,11 @@
 # %%
 # %matplotlib inline
 import numpy as np
+from IPython.display import Markdown
 
 import rope_explained
 from rope_explained.figures.paper_to_code import roformer as roformer_figures
+from rope_explained.sources import source_link
 
 rng = np.random.default_rng(0)
 
@@ -295,7 +297,14 @@ run_checks(apply_rope)
 # complex number and multiplies it by $e^{\mathrm{i} m\theta_i}$. GPT-NeoX instead pairs
 # coordinate $i$ with coordinate $i + d/2$ (the "rotate half" layout), which needs no strided
 # indexing, and so does the Hugging Face port of LLaMA. Figure 12.2 shows which coordinates
-# turn together in each layout.
+# turn together in each layout; the cell below links the code of both, at the versions this
+# site checked.
+
+# %%
+Markdown(
+    f"Meta's complex form: {source_link('meta-apply-rotary-emb')}. "
+    f"Hugging Face's rotate-half form: {source_link('hf-apply-rotary')}."
+)
 
 # %% tags=["fig:paper-layouts"]
 fig = roformer_figures.layouts()
@@ -333,9 +342,13 @@ print(
 # unrelated frequencies. Nothing crashes; the scores are simply wrong. At offset 0 nothing is
 # rotated, so the two layouts even agree there, which makes the mistake easy to miss in a quick
 # test. Converting a checkpoint means permuting the rows of $W_q$ and $W_k$ by $\Pi$. That is
-# what Hugging Face's script for converting Meta's LLaMA weights does, in the other direction:
-# it reorders the rows of $W_q$ and $W_k$ of every head (by $\Pi^T$, the inverse of $\Pi$, leaving $W_v$ and
-# $W_o$ alone) so that its rotate-half code gives the scores Meta's interleaved code gives.
+# what Hugging Face's `transformers` does, in the other direction, when it loads weights stored
+# in Meta's layout: it reorders the rows of $W_q$ and $W_k$ of every head (by $\Pi^T$, the
+# inverse of $\Pi$, leaving $W_v$ and $W_o$ alone) so that its rotate-half code gives the
+# scores Meta's interleaved code gives (the cell below links the code).
+
+# %%
+Markdown(f"The reordering: {source_link('hf-permute-for-rope')}.")
 
 # %%
 D = 32  # width of the hidden state h that the head reads
@@ -523,8 +536,15 @@ fig = roformer_figures.long_term_decay()
 # differ. The package follows the code, as the models that ship YaRN do:
 # `rope_explained.scaled_frequencies` uses [(12.8)](#eq-yarn-code), and so does Figure 12.4;
 # `rope_explained.yarn_keep(..., ramp="paper")` gives the paper's weights for comparison
-# (Figure 12.5 and the table after it).
-#
+# (Figure 12.5 and the table after it). The cell below links the two codes' ramps.
+
+# %%
+Markdown(
+    f"YaRN's reference code: {source_link('yarn-ramp')}. "
+    f"Hugging Face: {source_link('hf-yarn-ramp')}."
+)
+
+# %% [markdown]
 # `rope_explained.scaled_frequencies` implements all three. For $d = 128$, base 10000, $L = 2048$
 # and $s = 4$, the table below lists: the angle step between neighbouring positions for the
 # fastest pair ($\theta_0'$, in radians); how many of the slow pairs ($\lambda_i > L$) reach,

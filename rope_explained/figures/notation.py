@@ -7,7 +7,8 @@ import numpy as np
 
 from ..examples import FORWARD_PASS_PROMPT
 from ..model import forward
-from . import register
+from ..sources import source_link
+from . import register, value
 from .style import COLORS, new_figure
 
 
@@ -47,3 +48,19 @@ def offsets(prompt: str = FORWARD_PASS_PROMPT):
     top.set_xlabel(r"steps back $\delta = m - n$")
     ax.legend(loc="upper left", fontsize=9)
     return fig
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = ("hf-llama-rotary-forward",)
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``notation-src-KEY``."""
+for _key in CITED:
+    value(f"notation-src-{_key}", key=_key)(_cited)

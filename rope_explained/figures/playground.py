@@ -17,6 +17,7 @@ from ..examples import FACTOR, LONG_MODE_PROMPT, OPENING_PROMPT, ORIGINAL_MAX_PO
 from ..extension import layer0_kernel
 from ..model import Config, forward, predict_last
 from ..rope import SCALING_METHODS, frequencies
+from ..sources import source_link
 from . import ceil_to, floor_to, register, value
 from .style import SEQUENTIAL, attention_heatmap, new_figure
 
@@ -212,3 +213,19 @@ def playground_long_right_least() -> str:
     answer, key = long_mode_answer()
     weights = [r.attention1[key] for r in long_mode_results().values() if r.prediction == answer]
     return floor_to(min(weights), 2)  # "with a weight of at least"
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = ("hf-dynamic-ntk",)
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``playground-src-KEY``."""
+for _key in CITED:
+    value(f"playground-src-{_key}", key=_key)(_cited)

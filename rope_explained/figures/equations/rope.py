@@ -13,6 +13,7 @@ from matplotlib.colors import ListedColormap
 
 from ...heads import constant_key_vector
 from ...rope import apply_rope, frequencies, rotation_matrix
+from ...sources import source_link
 from .. import register, thousands, times_ten, value
 from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, legend_columns, new_figure
 
@@ -383,3 +384,19 @@ def rope_layout_pair(layout: str = "half", which: int = 0, pair: int = 2, d: int
     R = _matrix_of(1.0, d, layout, inv_freq)  # (d, d)
     moved = np.flatnonzero(np.abs(np.diag(R) - 1.0) > 1e-12)
     return str(int(moved[which]))
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = ("meta-apply-rotary-emb", "hf-apply-rotary", "hf-permute-for-rope")
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``rope-src-KEY``."""
+for _key in CITED:
+    value(f"rope-src-{_key}", key=_key)(_cited)

@@ -12,6 +12,7 @@ from ...experiments import (
     pair_horizons,
     stable_pair_count,
 )
+from ...sources import source_link
 from .. import register, value
 from ..style import COLORS, new_figure
 
@@ -161,3 +162,19 @@ def ex_open_half(half: int = 0, d: int = 64, pairs: int = 4) -> str:
     slow = np.arange(d - 2 * pairs, d)  # interleaved coordinates of the slowest pairs
     rows = sorted(int(np.flatnonzero(P[:, c])[0]) for c in slow)
     return str(rows[0] if half == 0 else rows[pairs])
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = ("hf-permute-for-rope", "meta-apply-rotary-emb", "hf-rotate-half")
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``questions-src-KEY``."""
+for _key in CITED:
+    value(f"questions-src-{_key}", key=_key)(_cited)

@@ -25,6 +25,7 @@ from ...extension import (
 )
 from ...model import Config
 from ...rope import frequencies, scaled_frequencies, yarn_keep
+from ...sources import source_link
 from .. import register, value
 from ..style import COLORS, legend_columns, new_figure
 
@@ -894,3 +895,26 @@ def ex_dynamic_length(factor: float = 4.0) -> str:
 def ex_dynamic_factor(factor: float = 4.0, length: int = 4 * L) -> str:
     """Dynamic NTK's effective factor s l / L - (s - 1) at ``length``."""
     return f"{factor * length / L - (factor - 1):.0f}"
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = (
+    "hf-dynamic-ntk",
+    "yarn-ramp",
+    "hf-yarn-ramp",
+    "meta-apply-scaling",
+    "hf-llama3",
+    "hf-rope-init-functions",
+)
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``ctx-src-KEY``."""
+for _key in CITED:
+    value(f"ctx-src-{_key}", key=_key)(_cited)

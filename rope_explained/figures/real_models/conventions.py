@@ -20,6 +20,7 @@ from ...experiments import induction_prompts
 from ...model import forward
 from ...real_models import convention_experiment
 from ...rope import apply_rope
+from ...sources import source_link
 from .. import below, register, value
 from ..style import attention_heatmap, new_figure
 
@@ -213,3 +214,30 @@ def ex_diagonal_layer1(text: str = PROMPT) -> str:
     """The largest change of a layer-1 score on the diagonal."""
     right, wrong = _wrong_scores(text)["scores1"]
     return f"{np.abs(np.diag(right) - np.diag(wrong)).max():.0f}"
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = (
+    "meta-apply-rotary-emb",
+    "hf-gptj-rotate-every-two",
+    "hf-rotate-half",
+    "hf-permute-for-rope",
+    "hf-gguf-reverse-permute",
+    "meta-precompute-freqs-cis",
+    "hf-llama-rotary-forward",
+    "hf-apply-rotary",
+    "hf-roformer-rotary",
+    "hf-roformer-rotary-value",
+)
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``conventions-src-KEY``."""
+for _key in CITED:
+    value(f"conventions-src-{_key}", key=_key)(_cited)

@@ -14,6 +14,7 @@ import numpy as np
 from ...decoding import decode, document_starts, pack, pad_left
 from ...examples import FORWARD_PASS_PROMPT
 from ...model import forward
+from ...sources import source_link
 from .. import below, register, times_ten, value
 from ..style import attention_heatmap, new_figure
 
@@ -408,3 +409,26 @@ def ex_cache_numbers(what: str = "all", text: str = FORWARD_PASS_PROMPT) -> str:
 def ex_cache_tokens(text: str = FORWARD_PASS_PROMPT) -> str:
     """How many tokens the cache holds after decoding ``text``."""
     return str(len(decode(text)[-1].cache))
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = (
+    "meta-start-pos",
+    "hf-pad-positions",
+    "hf-flattening-collator",
+    "hf-flash-packed",
+    "hf-packed-indices",
+    "hf-packed-when",
+)
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``decoding-src-KEY``."""
+for _key in CITED:
+    value(f"decoding-src-{_key}", key=_key)(_cited)

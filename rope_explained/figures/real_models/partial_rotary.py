@@ -14,6 +14,7 @@ import numpy as np
 from ...examples import LONG_PROMPT
 from ...experiments import induction_prompts
 from ...real_models import PARTIAL_VARIANTS, partial_rotary_sweep, rotary_frequencies
+from ...sources import source_link
 from .. import floor_to, register, value
 from ..style import COLORS, new_figure
 
@@ -192,3 +193,19 @@ def ex_far_distance() -> str:
 @value("partial-ex-far-prompts")
 def ex_far_prompts() -> str:
     return str(EXERCISE_PROMPTS)
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = ("hf-partial-rotary",)
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``partial-src-KEY``."""
+for _key in CITED:
+    value(f"partial-src-{_key}", key=_key)(_cited)

@@ -23,6 +23,7 @@ from ...precision import (
     score_drift,
 )
 from ...rope import apply_rope, frequencies
+from ...sources import source_link
 from .. import register, thousands, times_ten, value
 from ..style import COLORS, legend_columns, new_figure
 
@@ -432,3 +433,26 @@ def ex_side_score_bfloat16(alpha: float = 10.0, d: int = 64) -> str:
 def ex_side_score(alpha: float = 10.0, d: int = 64) -> str:
     """The same score unrounded, to two decimals."""
     return f"{alpha * np.cos(frequencies(d)).sum():.2f}"
+
+
+# --- the source lines this page cites, at the pinned versions (rope_explained.sources) ---
+
+
+def _cited(key: str) -> str:
+    """A link to the source lines ``key`` the page cites (``rope_explained.sources.SOURCES``):
+    the library, its pinned version, the file and the lines, at the version's tag."""
+    return source_link(key)
+
+
+CITED = (
+    "meta-apply-rotary-emb",
+    "hf-llama-rotary-forward",
+    "hf4-llama-rotary-forward",
+    "hf-gpt-neox-rotary-forward",
+    "meta-precompute-freqs-cis",
+    "ml-dtypes-bfloat16",
+)
+"""The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
+``precision-src-KEY``."""
+for _key in CITED:
+    value(f"precision-src-{_key}", key=_key)(_cited)
