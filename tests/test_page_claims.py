@@ -96,6 +96,11 @@ def test_every_value_is_one_line_that_parses(value_id):
         assert re.fullmatch(r"none|\d{1,3}(,\d{3})*\+?", text)  # the table's notation
     elif value_id.startswith("embedding-slot-"):
         assert re.fullmatch(r"\d+(–\d+)?", text)
+    elif "–" in text:  # a range (over seeds, say): two numbers, the lower first
+        lo, hi = map(number, text.split("–"))
+        assert lo < hi
+    elif " and " in text:  # a list of integers: "3 and 4", "0, 1 and 4"
+        assert re.fullmatch(r"\d+(, \d+)* and \d+", text)
     else:
         assert np.isfinite(number(text))
 

@@ -73,6 +73,7 @@ MODULES = (
     "real_models.partial_rotary",
     "real_models.decoding",
     "real_models.precision",
+    "trained",
     "playground",
 )
 """Modules that hold figures, one per page (imported by [`load_all`][])."""
