@@ -1,7 +1,7 @@
 r"""The trained two-layer RoPE transformer, run by the package's own numpy code.
 
 ``training/train.py`` (outside the package, with JAX) trains a model of the same shape as the
-hand-built one on the induction task of [`rope_explained.task`][] and writes its weights into
+hand-built one on the induction task of [`rope_explained.task.batch`][] and writes its weights into
 ``rope_explained/data/``. This module reads them and runs them:
 
 $$
@@ -90,6 +90,8 @@ def array_hash(arrays: Mapping[str, np.ndarray]) -> str:
         >>> array_hash({"a": np.zeros(2, dtype=np.float32)})[:12]
         'd023464e6914'
     """
+    if not isinstance(arrays, Mapping) or not all(isinstance(k, str) for k in arrays):
+        raise TypeError(f"arrays must map names (str) to arrays; got {show(arrays)}")
     h = hashlib.sha256()
     for name in sorted(arrays):
         a = np.ascontiguousarray(arrays[name])

@@ -359,7 +359,6 @@ def test_band_ablation_claims(study):
         assert a["l0-no-fast8"].accuracy <= 0.3
         assert a["l0-only-fast8"].accuracy >= 0.95
         assert a["l1-no-fast16"].accuracy >= 0.95
-        assert a["l1-only-slow16"].accuracy >= 0.95
         hand = study["ablation"]["hand-built"]["l1-no-slow16"].accuracy
         assert hand + 0.2 < a["l1-no-slow16"].accuracy < base - 0.1  # part of its skill
     assert study["ablation"]["hand-built"]["l1-no-slow16"].accuracy < 0.1  # nothing left

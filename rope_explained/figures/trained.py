@@ -1,7 +1,7 @@
 r"""Figures and values of the chapter on the trained model (``trained/index.md``).
 
 Every number comes from the committed weights (``rope_explained/data/``) run by
-[`rope_explained.trained`][]: the measurements are made once per build process
+[`rope_explained.trained.evaluate`][] and its kin: the measurements are made once per build process
 ([`study`][]) and each figure and value goes through the figure and value caches. The weights'
 SHA-256 are part of ``rope_explained/trained.py`` ([`HASHES`][rope_explained.trained.HASHES]), so
 new weights change the cache keys.
@@ -48,7 +48,6 @@ ABLATIONS = {
     "l1-no-fast16": {1: range(16)},
     "l1-no-slow16": {1: range(16, 32)},
     "l0-only-fast8": {0: range(8, 32)},
-    "l1-only-slow16": {1: range(16)},
 }
 """The band ablations of the table: pairs zeroed in one layer's queries and keys."""
 MODELS = (*(f"seed-{s}" for s in SEEDS), "hand-built")
@@ -185,7 +184,7 @@ def task_figure():
     "dashed curves fall more slowly and not all of them reach the bottom.",
 )
 def loss_figure():
-    fig, ax = new_figure(width=7.2, height=3.4)
+    fig, ax = new_figure(width=7.2, height=3.8)
     for s in SEEDS:
         for warm, ls in ((True, "-"), (False, "--")):
             curve = np.array(record(s, warmup=warm)["loss_curve"])
@@ -195,7 +194,7 @@ def loss_figure():
     ax.set_yscale("log")
     ax.set_xlabel("step")
     ax.set_ylabel("masked cross-entropy (nats)")
-    ax.legend(ncols=2, fontsize=9)
+    fig.legend(loc="outside upper center", ncols=3, fontsize=9)
     return fig
 
 
@@ -421,7 +420,6 @@ def pair8_wavelength_value() -> str:
 @value("trained-ablation-l1-no-fast16", key="l1-no-fast16")
 @value("trained-ablation-l1-no-slow16", key="l1-no-slow16")
 @value("trained-ablation-l0-only-fast8", key="l0-only-fast8")
-@value("trained-ablation-l1-only-slow16", key="l1-only-slow16")
 def ablation_range(key: str = "l0-no-fast8") -> str:
     return _range(_seeds(lambda n: study()["ablation"][n][key].accuracy), digits=2)
 
@@ -430,7 +428,6 @@ def ablation_range(key: str = "l0-no-fast8") -> str:
 @value("trained-ablation-hand-l1-no-fast16", key="l1-no-fast16")
 @value("trained-ablation-hand-l1-no-slow16", key="l1-no-slow16")
 @value("trained-ablation-hand-l0-only-fast8", key="l0-only-fast8")
-@value("trained-ablation-hand-l1-only-slow16", key="l1-only-slow16")
 def ablation_hand(key: str = "l0-no-fast8") -> str:
     return f"{study()['ablation']['hand-built'][key].accuracy:.2f}"
 
