@@ -321,8 +321,9 @@ PATTERN_SEED = 7
     r"layer 1. The orange line marks the first query of the second copy of the segment.",
     alt="Four heat maps of attention, query position down, key position across. Both layer-0 "
     "maps are a bright line just below the diagonal: every query attends to the key one step "
-    "back. Both layer-1 maps are dark except in the bottom rows, where each query of the second "
-    "copy attends to one key of the first copy, a bright line parallel to the diagonal.",
+    "back. Both layer-1 maps have scattered bright cells in the upper rows; in the bottom rows "
+    "each query of the second copy attends to one key of the first copy, a bright line "
+    "parallel to the diagonal.",
 )
 def patterns_figure():
     L = length()
