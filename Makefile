@@ -10,7 +10,7 @@ UV_REQUIREMENTS := requirements/uv.txt
 NODE_STAMP := node_modules/.installed
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: setup serve site test browser lint pdf bench clean conformance
+.PHONY: setup serve site test browser lint pdf bench train clean conformance
 
 setup: $(STAMP) $(NODE_STAMP)
 
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml uv.lock $(UV_REQUIREMENTS)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed; set PYTHON=python3.11")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --require-hashes --only-binary :all: -r $(UV_REQUIREMENTS)
-	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --all-extras --quiet
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --extra test --extra docs --quiet
 	@touch $@
 
 # KaTeX comes from the npm registry: the build runs it (one Node process) to typeset every formula,
@@ -50,8 +50,8 @@ pdf: site browser
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m tools.print_pdf site $(PDF)
 
 lint: setup
-	$(BIN)/ruff check rope_explained tests benchmarks docs/hooks tools
-	$(BIN)/ruff format --check rope_explained tests benchmarks docs/hooks tools
+	$(BIN)/ruff check rope_explained tests benchmarks docs/hooks tools training
+	$(BIN)/ruff format --check rope_explained tests benchmarks docs/hooks tools training
 
 test: setup browser
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
@@ -85,6 +85,21 @@ conformance: $(CONF_STAMP)
 bench: setup browser
 	$(BIN)/python benchmarks/bench_forward.py
 	CHROMIUM=$(CHROMIUM) $(BIN)/python benchmarks/bench_page_weight.py
+
+# Retrain the committed weights of the trained model (rope_explained/data/trained-*): the
+# `train` extra (JAX, optax, pinned exactly) joins the environment, then each run is pinned to
+# one CPU, the setting under which its bits repeat, and training/check.py checks the result
+# (tolerances, and whether each SHA-256 is the committed one). Six runs of about 80 CPU-s each.
+TRAIN_RUNS := 0 1 2
+PIN := $(shell command -v taskset >/dev/null 2>&1 && echo taskset -c 0)
+train: $(STAMP)
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --extra test --extra docs --extra train --quiet
+	@[ -n "$(PIN)" ] || echo "taskset not found: the runs use every CPU, and their bits may differ from the committed ones"
+	for seed in $(TRAIN_RUNS); do \
+	  $(PIN) $(BIN)/python training/train.py --seed $$seed || exit 1; \
+	  $(PIN) $(BIN)/python training/train.py --seed $$seed --no-warmup || exit 1; \
+	done
+	$(BIN)/python training/check.py
 
 clean:
 	rm -rf site .cache

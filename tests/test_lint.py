@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PATHS = ["rope_explained", "tests", "benchmarks", "docs/hooks", "tools"]
+PATHS = ["rope_explained", "tests", "benchmarks", "docs/hooks", "tools", "training"]
 
 
 def ruff(*args: str) -> subprocess.CompletedProcess:

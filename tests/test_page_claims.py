@@ -98,6 +98,11 @@ def test_every_value_is_one_line_that_parses(value_id):
         assert re.fullmatch(r"\d+(–\d+)?", text)
     elif "-src-" in value_id:  # a cited source: the link at the pinned version (test_sources.py)
         assert text == source_link(value_id.split("-src-", 1)[1])
+    elif "–" in text:  # a range (over seeds, say): two numbers, the lower first
+        lo, hi = map(number, text.split("–"))
+        assert lo < hi
+    elif " and " in text:  # a list of integers: "3 and 4", "0, 1 and 4"
+        assert re.fullmatch(r"\d+(, \d+)* and \d+", text)
     else:
         assert np.isfinite(number(text))
 
