@@ -203,6 +203,21 @@ SOURCES: dict[str, Source] = {
         676,
         '"llama3": _compute_llama3_parameters,',
     ),
+    "hf-rope-parameters": Source(
+        "transformers",
+        f"{_TF}/modeling_rope_utils.py",
+        775,
+        777,
+        "self.rope_parameters = rope_scaling or self.rope_parameters",
+    ),
+    "hf-original-max-position": Source(
+        "transformers",
+        f"{_TF}/modeling_rope_utils.py",
+        835,
+        843,
+        'self.rope_parameters.setdefault("original_max_position_embeddings", '
+        "self.max_position_embeddings)",
+    ),
     "hf-dynamic-ntk": Source(
         "transformers",
         f"{_TF}/modeling_rope_utils.py",

@@ -318,11 +318,14 @@ def browser():
 
 @pytest.fixture(scope="session")
 def content_pages() -> list[str]:
-    """Site paths of the content pages: every docs page except the API reference (and 404)."""
+    """Site paths of the content pages: every docs page except the API reference, the list of
+    figures and equations (an index of the others) and the 404 page."""
     pages = []
     for path in sorted(DOCS.rglob("*")):
         src = path.relative_to(DOCS).as_posix()
         if src.startswith(("reference/", "javascripts/", "stylesheets/")):
+            continue
+        if src == "figures-and-equations.md":
             continue
         if path.suffix == ".md" or (path.suffix == ".py" and src.startswith("paper-to-code/")):
             pages.append(page_path(src))

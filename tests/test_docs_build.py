@@ -181,7 +181,7 @@ def test_build_numbers_anchors_and_links(tmp_path):
     site = tmp_path / "site"
     html = (site / "equations/token-embedding/index.html").read_text()
     assert '<div class="arithmatex" id="eq-angle" data-search-exclude>' in html
-    assert '<span class="katex-display">' in html  # typeset at build, by KaTeX
+    assert '<span class="katex-display" tabindex="0">' in html  # typeset at build, by KaTeX
     # its number, from \\tag{4.1}: a link to the equation after the formula (KaTeX's own number,
     # in markup screen readers skip, is gone), and an anchor named after it before the block
     assert 'class="katex-tag"' not in html

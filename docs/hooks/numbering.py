@@ -100,7 +100,10 @@ def numbered_title(number: int, title: str) -> str:
 
 
 RE_H1 = re.compile(r"<h1(?P<attrs>[^>]*)>")
-RE_EQ_DIV = re.compile(rf'<div class="arithmatex" id="eq-(?P<label>{LABEL})"[^>]*>')
+# an equation's id: eq-LABEL, or on the print page KEY-eq-LABEL (the page's key in front)
+RE_EQ_DIV = re.compile(
+    rf'<div class="arithmatex" id="(?P<prefix>[a-z0-9-]*?)eq-(?P<label>{LABEL})"[^>]*>'
+)
 RE_ELEMENT = {tag: re.compile(rf"<{tag}\b|</{tag}>") for tag in ("div", "span")}
 
 
@@ -140,13 +143,15 @@ def equation_number_links(html_text: str) -> str:
         number = re.search(r"\((\d+\.\d+)\)", re.sub(r"<[^>]+>", "", block[tag_at:tag_end]))
         if number is None:
             continue
-        n, label = number.group(1), m.group("label")
+        n, label, prefix = number.group(1), m.group("label"), m.group("prefix")
         link = (
-            f'<a class="rope-eq-number" href="#eq-{label}" title="Link to equation ({n})">({n})</a>'
+            f'<a class="rope-eq-number" href="#{prefix}eq-{label}" '
+            f'title="Link to equation ({n})">({n})</a>'
         )
         block = block[:tag_at] + block[tag_end:]
         block = block[: -len("</div>")] + link + "</div>"
-        out += [html_text[pos : m.start()], f'<span class="rope-alias" id="eq-{n}"></span>', block]
+        alias = f'<span class="rope-alias" id="{prefix}eq-{n}"></span>'
+        out += [html_text[pos : m.start()], alias, block]
         pos = end
     return "".join(out + [html_text[pos:]])
 
@@ -197,8 +202,9 @@ def equation_bodies(src: str, text: str) -> dict[str, str]:
 
 def list_page_markdown(titles: dict[str, str], sources: dict[str, str]) -> str:
     """The list of every chapter's figures (number, link, caption) and numbered equations
-    (number, link, the equation itself), chapter by chapter, for ``LIST_PAGE`` (at the root of
-    the docs, so a page's source path is the link to it)."""
+    (number, link, the label that names it), chapter by chapter, for ``LIST_PAGE`` (at the
+    root of the docs, so a page's source path is the link to it). The equations are not drawn
+    again: the page would weigh as much as the rest of the site's formulas."""
     figures = load_figures()
     out: list[str] = []
     chapters = sorted((i for i in BUILD.pages.values() if i.number), key=lambda i: i.number)
@@ -221,10 +227,11 @@ def list_page_markdown(titles: dict[str, str], sources: dict[str, str]) -> str:
         if index.figures:
             out.append("")
         bodies = equation_bodies(index.src, sources.get(index.src, ""))
-        for k, (label, body) in enumerate(bodies.items(), start=1):
+        for k, label in enumerate(bodies, start=1):
             number = index.eq_number(label) if label in index.equations else f"{index.number}.{k}"
-            out += [f"- [**Equation ({number})**]({index.src}#eq-{label})", "", "    $$"]
-            out += ["    " + x for x in substitute_values(body).split("\n")] + ["    $$", ""]
+            words = label.replace("-", " ")  # the label, which names what the equation is
+            out.append(f"- [**Equation ({number})**]({index.src}#eq-{label}): {words}")
+        out.append("")
     return "\n".join(out)
 
 
@@ -372,7 +379,7 @@ def on_page_content(html_text, page, config, files, **kwargs):
 
 @event_priority(-50)  # after typeset.py has drawn the formulas
 def on_post_page(output, page, config, **kwargs):
-    if page.file.src_uri not in BUILD.pages or 'class="katex-tag"' not in output:
+    if 'class="katex-tag"' not in output:  # numbered equations (the print page's too)
         return None
     return equation_number_links(output)
 

@@ -52,6 +52,7 @@ RE_DELIMITED = re.compile(r"\A\s*\\[(\[](?P<tex>.*)\\[)\]]\s*\Z", re.S)
 RE_TAG = re.compile(r"\\tag\{(?P<number>[^{}]*)\}")
 RE_FONT_SRC = re.compile(r"src:(?P<list>[^;}]*)")
 EXCLUDE = " data-search-exclude"
+SCROLLABLE = '<span class="katex-display" tabindex="0">'
 
 
 class KaTeX:
@@ -218,6 +219,8 @@ def typeset(html_text: str, where: str) -> tuple[str, int]:
         attrs = RE_DATA_TEX.sub("", m["attrs"])
         attrs = attrs if EXCLUDE in attrs else attrs + EXCLUDE
         if display:
+            # a formula wider than the column scrolls in its box, which a keyboard must reach
+            result = result.replace('<span class="katex-display">', SCROLLABLE, 1)
             out.append(f'<div class="arithmatex"{attrs}>{result}{copy_button(tex)}</div>')
         else:
             out.append(f'<span class="arithmatex"{attrs}>{result}</span>')

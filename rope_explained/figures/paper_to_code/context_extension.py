@@ -913,6 +913,9 @@ CITED = (
     "meta-apply-scaling",
     "hf-llama3",
     "hf-rope-init-functions",
+    "hf-rope-parameters",
+    "hf-original-max-position",
+    "hf-partial-rotary",
 )
 """The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
 ``ctx-src-KEY``."""

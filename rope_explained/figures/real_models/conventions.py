@@ -236,6 +236,7 @@ CITED = (
     "hf-apply-rotary",
     "hf-roformer-rotary",
     "hf-roformer-rotary-value",
+    "hf-partial-rotary",
 )
 """The keys of ``rope_explained.sources.SOURCES`` this page links, each the value
 ``conventions-src-KEY``."""
