@@ -1705,3 +1705,32 @@ def test_load_buttons_and_reset_apply_the_recipes_settings(ui_page):
         got = ui_page.evaluate(f"() => {pg}.readControls()")
         assert {k: got[k] for k in defaults} == defaults, button
         assert (got["text"], got["head"], got["view"]) == (text, head, view), button
+
+
+def test_exercise_answers():
+    """The playground's exercises: the weights and predictions recomputed from forward, and the
+    horizon from the closed form pi / (26 theta_slowest)."""
+    from pages import value
+
+    from rope_explained.figures import playground as pg
+
+    for alpha, level in zip(pg.EXERCISE_ALPHAS, ("high", "low"), strict=True):
+        tr = forward(OPENING_PROMPT, alpha=alpha)
+        T = len(tr.tokens)
+        weight = min(tr.A0[m, m - 1] for m in range(1, T))
+        assert value(f"playground-ex-previous-{level}") == f"{weight:.3f}"
+        assert value(f"playground-ex-prediction-{level}") == tr.prediction
+        if level == "high":  # "more than on any other key", at every query
+            assert (np.argmax(tr.A0[1:], axis=1) == np.arange(T - 1)).all()
+        else:  # "a blend": under a third on the previous letter
+            assert weight < 1 / 3
+    default = forward(OPENING_PROMPT).prediction
+    assert value("playground-ex-prediction-default") == default
+    assert (
+        value("playground-ex-prediction-high") == default != value("playground-ex-prediction-low")
+    )
+    rank1 = forward(OPENING_PROMPT, head="rank1").prediction
+    assert value("playground-ex-prediction-rank1") == rank1 != default
+    d = Config().d
+    horizon = math.pi / (26 * pg.EXERCISE_BASE ** (-(d - 2) / d))
+    assert value("playground-ex-base-horizon") == f"{horizon:.0f}"

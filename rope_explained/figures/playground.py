@@ -229,3 +229,55 @@ CITED = ("hf-dynamic-ntk",)
 ``playground-src-KEY``."""
 for _key in CITED:
     value(f"playground-src-{_key}", key=_key)(_cited)
+
+
+# Exercises -------------------------------------------------------------------------------------
+
+EXERCISE_ALPHAS = (1.0, 0.3)
+"""The two layer-0 sharpnesses of the first exercise."""
+EXERCISE_BASE = 100.0
+"""The base of the third exercise."""
+
+
+@functools.cache
+def _opening(**config) -> tuple[str, float]:
+    """The prediction after the opening prompt, and the smallest weight layer 0 puts on the
+    previous letter over all its queries, under ``config``."""
+    tr = forward(OPENING_PROMPT, **config)
+    T = len(tr.tokens)
+    return tr.prediction, float(min(tr.A0[m, m - 1] for m in range(1, T)))
+
+
+@value("playground-ex-alpha-high", alpha=EXERCISE_ALPHAS[0])
+@value("playground-ex-alpha-low", alpha=EXERCISE_ALPHAS[1])
+def playground_ex_alpha(alpha: float = 1.0) -> str:
+    """The setting of the first exercise, as the slider shows it."""
+    return f"{alpha:g}"
+
+
+@value("playground-ex-previous-high", alpha=EXERCISE_ALPHAS[0])
+@value("playground-ex-previous-low", alpha=EXERCISE_ALPHAS[1])
+def playground_ex_previous(alpha: float = 1.0) -> str:
+    """Layer 0's smallest weight on the previous letter over the opening prompt, at ``alpha``."""
+    return f"{_opening(alpha=alpha)[1]:.3f}"
+
+
+@value("playground-ex-prediction-default")
+@value("playground-ex-prediction-high", alpha=EXERCISE_ALPHAS[0])
+@value("playground-ex-prediction-low", alpha=EXERCISE_ALPHAS[1])
+@value("playground-ex-prediction-rank1", head="rank1")
+def playground_ex_prediction(**config) -> str:
+    """The model's prediction after the opening prompt under ``config``."""
+    return _opening(**config)[0]
+
+
+@value("playground-ex-base")
+def playground_ex_base() -> str:
+    """The base of the third exercise."""
+    return f"{EXERCISE_BASE:g}"
+
+
+@value("playground-ex-base-horizon")
+def playground_ex_base_horizon() -> str:
+    """The half-step horizon of the slowest pair at the exercise's base."""
+    return playground_half_step_horizon(base=EXERCISE_BASE)
