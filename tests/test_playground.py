@@ -771,7 +771,9 @@ def test_js_predict_last_agrees_with_package_over_every_setting(js_page, config,
         assert err <= max(TOL, bound[b]), f"{k}: max |js - package| = {err:.3g}"
     for m in np.flatnonzero(js["peak"] != ref.peak):
         row = full.A0[m, : m + 1]
-        assert abs(row[js["peak"][m]] - row.max()) <= 1e-12, (m, js["peak"][m], ref.peak[m])
+        # a near-tie: the two favourites differ by no more than rounding moves a weight
+        tie = max(1e-12, bound["A0"])
+        assert abs(row[js["peak"][m]] - row.max()) <= tie, (m, js["peak"][m], ref.peak[m])
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
