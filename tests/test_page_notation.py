@@ -79,3 +79,35 @@ def test_notation_is_in_the_navigation_with_its_own_number():
         if p != "notation.md"
     ]
     assert number not in others
+
+
+def test_exercise_answers():
+    """The offsets exercise through RoPE itself, and the names the other two read off the table."""
+    import numpy as np
+    from pages import value
+
+    from rope_explained.rope import apply_rope, rotation_matrix
+
+    m, n = int(value("notation-ex-m")), int(value("notation-ex-n"))
+    offset, back = int(value("notation-ex-offset")), int(value("notation-ex-back"))
+    assert back == -offset > 0  # the key is behind the query
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal(8), rng.standard_normal(8)
+    score = apply_rope(q[None], [m])[0] @ apply_rope(k[None], [n])[0]
+    assert abs(score - q @ rotation_matrix(offset, 8) @ k) < 1e-12  # R_{m}^T R_{n} = R_{Delta}
+    assert abs(score - q @ rotation_matrix(back, 8) @ k) > 1e-6  # not R_{delta}
+    hf = {sym: line.rsplit("|", 2)[-2].strip() for sym, line in _table_lines().items()}
+    assert hf["\\theta_i"] == "`inv_freq`" and hf["\\theta'_i"] == "`inv_freq` after scaling"
+    assert hf["d"] == "`head_dim`" and hf["D"] == "`hidden_size`"
+
+
+def _table_lines() -> dict[str, str]:
+    """``symbol -> its whole row`` of the symbol table."""
+    text = PAGE.read_text(encoding="utf-8")
+    table = text.split("## The symbols", 1)[1].split("\n## ", 1)[0]
+    out = {}
+    for line in table.splitlines():
+        m = re.match(r"\| \\\((?P<sym>.+?)\\\) \|", line)
+        if m:
+            out[m["sym"]] = line
+    return out

@@ -64,3 +64,19 @@ CITED = ("hf-llama-rotary-forward",)
 ``notation-src-KEY``."""
 for _key in CITED:
     value(f"notation-src-{_key}", key=_key)(_cited)
+
+
+# Exercises -------------------------------------------------------------------------------------
+
+EXERCISE_QUERY, EXERCISE_KEY = 7, 4
+"""The query's and the key's positions in the offsets exercise."""
+
+
+@value("notation-ex-m", which="m")
+@value("notation-ex-n", which="n")
+@value("notation-ex-offset", which="offset")
+@value("notation-ex-back", which="back")
+def notation_exercise(which: str = "offset") -> str:
+    """The exercise's positions, its offset Delta = n - m and its steps back delta = m - n."""
+    m, n = EXERCISE_QUERY, EXERCISE_KEY
+    return str({"m": m, "n": n, "offset": n - m, "back": m - n}[which])
