@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from readers import VIEWS, visit_every_page
 
 from tools.browser import launch_chromium, serve
@@ -41,6 +42,12 @@ from tools.browser import launch_chromium, serve
 # process (this one, whose numpy is imported after this, and every subprocess it starts).
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+
+# Hypothesis's per-example deadline (200 ms) times the machine, not the code: on two cores busy
+# with the site build and the browsers an example can take longer. Speed is measured by the
+# scripts under benchmarks/, never by a test.
+settings.register_profile("rope-explained", deadline=None)
+settings.load_profile("rope-explained")
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
