@@ -787,10 +787,16 @@ def test_js_predict_last_agrees_on_long_texts_over_every_setting(js_page, config
     text = "".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), size=length))
     js = js_predict_last(js_page, text, config)
     ref = predict_last(text, **config)
-    bound = rounding_bound(forward(text, **config))
+    full = forward(text, **config)
+    bound = rounding_bound(full)
+    # On long texts predictLast may form layer 0's rows by one FFT convolution, whose rounding
+    # grows like log2(T) eps of the largest score (16: a margin); a weight moves by at most
+    # twice its score's error.
+    T = len(full.tokens)
+    fft = 2 * 16 * math.log2(T) * np.finfo(np.float64).eps * float(np.abs(full.scores0).max())
     for k, b in (("probs", "probs"), ("attention1", "A1"), ("previous", "A0")):
         err = float(np.max(np.abs(js[k] - getattr(ref, k)), initial=0.0))
-        assert err <= max(TOL, bound[b]), f"{k}: max |js - package| = {err:.3g}"
+        assert err <= max(TOL, bound[b], fft), f"{k}: max |js - package| = {err:.3g}"
 
 
 # Settings drawn from a mix of valid and invalid values: the JavaScript must refuse exactly what
