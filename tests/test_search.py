@@ -38,12 +38,18 @@ QUERIES = {
 def first_results(page, site_url: str, query: str) -> list[str]:
     """The addresses of the first results for ``query``, once Material's search has answered."""
     page.goto(site_url, wait_until="load")
-    page.fill("input.md-search__input", query)
+    box = page.locator("input.md-search__input")
+    # Material reads the query on keyup (and shortly after focus), not on the input event that
+    # fill() sends: a key press after filling is what a reader's last keystroke does
+    box.fill(query)
+    box.press("End")
     deadline, seen, stable = time.monotonic() + 20, None, 0
     while time.monotonic() < deadline and stable < 3:
         links = page.eval_on_selector_all(
             ".md-search-result__item > a", "els => els.map(e => e.getAttribute('href'))"
         )
+        if not links:
+            box.press("End")  # typed before the search index was ready: type again
         # the same non-empty answer three polls in a row: the search has settled
         stable = stable + 1 if links and links == seen else 0
         seen = links
