@@ -1,12 +1,16 @@
-"""Every page of the built site opened by four readers, once each: what the browser saw.
+"""Every page of the built site opened by three readers, once each: what the browser saw.
 
 * ``desktop``: JavaScript on, 1280 px wide, a system that prefers the light palette. On this
   visit axe also checks the page: every rule in the light palette, then, after the reader's
   click on Material's palette toggle, the rules that judge colours in the dark palette.
 * ``phone``: JavaScript on, 360 px wide, a touch screen.
-* ``no-js``: JavaScript off, 1280 px wide.
-* ``phone-no-js``: JavaScript off, 360 px wide (nothing fits a wide formula, table or code
-  block into its box but the style sheets).
+* ``phone-no-js``: JavaScript off, 360 px wide: what shows without the scripts, where nothing
+  fits a wide formula, table or code block into its box but the style sheets. (With the
+  scripts off, a page at 360 px is the harder case of one at 1280 px: the same HTML, style
+  sheets and figures, in less room.)
+
+The one-page print edition is not among the pages: it repeats every other page, and the PDF's
+own visit (tests/test_print.py) records its requests, errors and typeset math.
 
 Two workers, each with a Chromium of its own, share the visits (the longest first), so that
 the run keeps both cores busy while the tests in pytest's thread go on. conftest.py runs
@@ -21,7 +25,6 @@ import asyncio
 VIEWS = {
     "desktop": {"viewport": {"width": 1280, "height": 900}, "color_scheme": "light"},
     "phone": {"viewport": {"width": 360, "height": 760}, "is_mobile": True, "has_touch": True},
-    "no-js": {"viewport": {"width": 1280, "height": 900}, "java_script_enabled": False},
     "phone-no-js": {
         "viewport": {"width": 360, "height": 760},
         "is_mobile": True,
@@ -159,7 +162,7 @@ SHOWS_SCHEME = "scheme => document.body.dataset.mdColorScheme === scheme"
 
 
 def is_print_page(path: str) -> bool:
-    """The one-page print edition repeats every other page: axe leaves it out."""
+    """The one-page print edition, which repeats every other page: the readers leave it out."""
     return path.startswith("print_page")
 
 
@@ -238,10 +241,9 @@ async def _visit_every_page(site_url: str, paths: list[str], workers: int) -> di
     from tools.browser import chromium_options
 
     axe_script = Axe().axe_script
-    # The longest visits first (the print page, then the desktop visits with axe), so that
-    # the two workers finish together.
-    visits = [(view, p) for p in paths if is_print_page(p) for view in VIEWS]
-    visits += [(view, p) for view in VIEWS for p in paths if not is_print_page(p)]
+    # The longest visits first (the desktop visits with axe), so that the two workers finish
+    # together.
+    visits = [(view, p) for view in VIEWS for p in paths if not is_print_page(p)]
     queue: asyncio.Queue = asyncio.Queue()
     for visit in visits:
         queue.put_nowait(visit)
@@ -256,10 +258,10 @@ async def _visit_every_page(site_url: str, paths: list[str], workers: int) -> di
                     view, path = queue.get_nowait()
                     if view not in tabs:
                         context = await browser.new_context(**VIEWS[view])
-                        # the print page, loaded while every core is busy, may take long
+                        # a long page, loaded while every core is busy, may take long
                         context.set_default_timeout(TIMEOUT_MS)
                         tabs[view] = Tab(await context.new_page())
-                    with_axe = view == "desktop" and not is_print_page(path)
+                    with_axe = view == "desktop"
                     out[view][path] = await tabs[view].visit(
                         site_url + path, axe_script if with_axe else None
                     )

@@ -45,6 +45,7 @@ from pathlib import Path
 from xml.etree import ElementTree as etree
 
 import cache
+from threadpoolctl import threadpool_limits
 
 ROOT = cache.ROOT
 PACKAGE = "rope_explained"
@@ -111,8 +112,14 @@ def package():
 
 
 def load_figures():
-    """``rope_explained.figures`` of :func:`package`, with every figure and value registered."""
+    """``rope_explained.figures`` of :func:`package`, with every figure and value registered.
+
+    The build's numpy then runs on one BLAS thread: its matrices are small (a head is 64 wide,
+    a text at most a few thousand letters) and many, where a second thread costs more in
+    hand-overs than it computes, and the cores are better spent on the other processes of a
+    build (notebook kernels, Node); the numbers are the same either way."""
     if BUILD.figures is None:
+        threadpool_limits(limits=1, user_api="blas")
         package()
         figures = importlib.import_module(f"{PACKAGE}.figures")
         figures.load_all()
