@@ -212,8 +212,9 @@ def test_long_mode_prompt_is_an_induction_prompt():
 
 
 # The page's own words for the heads and the scalings, and which head is the rank-1 one; which
-# scalings read L (tested above).
-PAGE_ONLY_KEYS = {"HEAD_LABELS", "RANK1_HEAD", "SCALING_LABELS", "USES_ORIGINAL"}
+# scalings read L (tested above); the trained weights' files and the band ablations
+# (tests/test_playground_trained.py).
+PAGE_ONLY_KEYS = {"HEAD_LABELS", "RANK1_HEAD", "SCALING_LABELS", "USES_ORIGINAL", "TRAINED"}
 
 
 def code_of(src: str) -> str:

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..embedding import VOCAB
 from ..rope import frequencies, scaled_frequencies
 from ..task import SEGMENT, batch
 from ..trained import (
@@ -51,6 +52,16 @@ ABLATIONS = {
 }
 """The band ablations of the table: pairs zeroed in one layer's queries and keys."""
 MODELS = (*(f"seed-{s}" for s in SEEDS), "hand-built")
+
+
+def ablation_prompt() -> str:
+    """The prompt the playground's band-ablation buttons load: the first of the clean prompts
+    the table's accuracies are measured on ([`evaluate`][rope_explained.trained.evaluate]'s,
+    at the training length), as letters."""
+    ids = batch(EVAL_SEED, PROMPTS, length(), clean=True).tokens[0]
+    return "".join(VOCAB[i - 1] for i in ids[1:].tolist())
+
+
 GHOST_FROM = 64
 """Offsets the ghost is looked for at: those a training sequence never has (64 and more)."""
 

@@ -13,6 +13,12 @@
  * reading misses fails there. The one setting it does not model, weights_layout other than the
  * layout, it refuses by name; every other value outside Config's ranges too.
  *
+ * It also runs any weights of the trained model's form (rope_explained.trained): forwardWeights
+ * computes trained.forward densely, every product of the equations, for the trained seeds (their
+ * weights files, weights-seed-N.js, add them to window.RopePlaygroundWeights) or the hand-built
+ * weights written in that form (trained.hand_built). Both paths take zero_pairs, trained.forward's
+ * pairs zeroed in one layer's queries and keys.
+ *
  * Reads window.RopePlaygroundData (data.js, written from the package while the site builds):
  * the defaults and upper limits of Config, YaRN's and Llama 3.1's constants, the vocabulary and
  * its letter step, the head names, the scaling methods and the input limits come from there,
@@ -90,7 +96,7 @@
     for (key in DEFAULTS) cfg[key] = DEFAULTS[key];
     if (overrides) {
       for (key in overrides) {
-        if (!Object.prototype.hasOwnProperty.call(overrides, key)) continue;
+        if (!Object.prototype.hasOwnProperty.call(overrides, key) || key === "zero_pairs") continue;
         if (!Object.prototype.hasOwnProperty.call(DEFAULTS, key)) {
           throw new RangeError("unknown setting '" + key + "'; allowed: " +
             Object.keys(DEFAULTS).join(", "));
@@ -149,9 +155,71 @@
           "coordinates (it scales the base by a power r/(r-2))", cfg.scaling);
       }
     }
-    // r rides along unlisted, so that a config given back (trace.config) reads as the settings
+    // zero_pairs is an argument of rope_explained.trained.forward, whose hand-built weights
+    // (trained.hand_built) take the settings that make the weights and run them with the
+    // defaults of every other setting: so zero_pairs comes with those defaults only.
+    var zero = overrides && overrides.zero_pairs != null ? overrides.zero_pairs : null;
+    if (zero !== null) {
+      RUN_SETTINGS.forEach(function (name) {
+        if (cfg[name] !== DEFAULTS[name]) {
+          throw new RangeError("zero_pairs with " + name + " " + JSON.stringify(cfg[name]) + " is not " +
+            "modelled here: the package zeroes pairs of the hand-built weights (trained.hand_built) run " +
+            "with " + name + " " + JSON.stringify(DEFAULTS[name]));
+        }
+      });
+    }
+    var keep = keptPairs(zero, cfg.d / 2);
+    // r, keep0 and keep1 ride along unlisted, so that a config given back (trace.config) reads
+    // as the settings
     Object.defineProperty(cfg, "r", { value: r, enumerable: false });
+    Object.defineProperty(cfg, "keep0", { value: keep.keep0, enumerable: false });
+    Object.defineProperty(cfg, "keep1", { value: keep.keep1, enumerable: false });
+    Object.defineProperty(cfg, "zero_pairs", { value: keep.zero_pairs, enumerable: false });
     return cfg;
+  }
+
+  /** The settings of Config that say how the hand-built weights are run rather than what they
+   * are: trained.hand_built refuses them, so zero_pairs is modelled at their defaults only. */
+  var RUN_SETTINGS = ["bos", "layout", "weights_layout", "rotary_pct", "unrotated_fast", "unrotated_slow",
+    "layer1_rotary"];
+
+  /**
+   * zero_pairs as rope_explained.trained.forward takes it: an object mapping a layer (0 or 1) to
+   * the pair indices (integers in [0, pairs - 1], 0 the fastest) whose coordinates are zeroed in
+   * that layer's queries and keys; null or undefined zeroes none. Returns {keep0, keep1}, one
+   * entry per pair (1 kept, 0 zeroed), and zero_pairs as {0: [...], 1: [...]} (sorted, once
+   * each), or throws an Error naming the argument and the range.
+   */
+  function keptPairs(zero, pairs) {
+    var keep = [new Float64Array(pairs).fill(1), new Float64Array(pairs).fill(1)];
+    var out = { 0: [], 1: [] };
+    if (zero != null) {
+      if (typeof zero !== "object" || Array.isArray(zero)) {
+        throw new TypeError("zero_pairs must map a layer (0 or 1) to the pair indices to zero; got " +
+          JSON.stringify(zero));
+      }
+      Object.keys(zero).forEach(function (layer) {
+        if (layer !== "0" && layer !== "1") {
+          throw refuse("zero_pairs' layer", "an integer in [0, 1]", layer);
+        }
+        var indices = zero[layer];
+        var allowed = "pair indices in [0, " + (pairs - 1) + "]";
+        if (!Array.isArray(indices)) {
+          throw new TypeError("zero_pairs[" + layer + "] must be an array of " + allowed + "; got " +
+            JSON.stringify(indices));
+        }
+        indices.forEach(function (i) {
+          if (!isInteger(i) || i < 0 || i >= pairs) {
+            throw refuse("zero_pairs[" + layer + "]", "an array of " + allowed, JSON.stringify(i));
+          }
+          keep[layer][i] = 0;
+        });
+      });
+      for (var layer = 0; layer < 2; layer++) {
+        for (var i = 0; i < pairs; i++) if (!keep[layer][i]) out[layer].push(i);
+      }
+    }
+    return { keep0: keep[0], keep1: keep[1], zero_pairs: out };
   }
 
   // Characters shown only by their code point: control, format, surrogate, private-use,
@@ -313,8 +381,8 @@
    * ..., 1, 0) (heads.constant_key_vector), R' the rotation at the frequencies theta' the model
    * runs at, R_{-offset} built into W_q at the unscaled ones theta, a the attention factor. The
    * r rotary coordinates give one cosine per pair; the d - r that do not turn hold (d - r)/2
-   * ones of c, each adding 1:
-   *   q_m^T k_n = a^2 alpha (sum_{i < r/2} cos((n - m) theta'_i + offset theta_i) + (d - r)/2).
+   * ones of c, each adding 1; a pair zeroed in layer 0 (cfg.keep0[i] = 0, zero_pairs) adds nothing:
+   *   q_m^T k_n = a^2 alpha (sum_{i < r/2, kept} cos((n - m) theta'_i + offset theta_i) + (d - r)/2).
    * Returns a function of delta = n - m.
    */
   function layer0Score(cfg, rope) {
@@ -324,9 +392,11 @@
     for (var i = 0; i < half; i++) back[i] *= cfg.offset;
     var still = (cfg.d - cfg.r) / 2;
     var scale = rope.attentionFactor * rope.attentionFactor * cfg.alpha;
+    var kept = [];
+    for (var i = 0; i < half; i++) if (cfg.keep0[i]) kept.push(i);
     return function (delta) {
       var s = still;
-      for (var i = 0; i < half; i++) s += Math.cos(delta * theta[i] + back[i]);
+      for (var j = 0; j < kept.length; j++) s += Math.cos(delta * theta[kept[j]] + back[kept[j]]);
       return scale * s;
     };
   }
@@ -422,8 +492,10 @@
     //   rank-1 head:  q_pre = beta (v_q^T h, 0) = beta (cos a_m, 0),
     //                 k_pre = (v_k^T h, 0)      = (sum_j A0[n, j] cos a_j, 0).
     // Then q_m = R_m q_pre, k_n = R_n k_pre and scores1[m, n] = q_m . k_n (a 2-D dot product).
-    // (Both are multiplied by the attention factor af: 1 unless the scaling is YaRN.)
+    // (Both are multiplied by the attention factor af, 1 unless the scaling is YaRN, and by 0
+    // when zero_pairs zeroes the slowest pair in layer 1.)
     var slow = layer1Step(cfg, theta);
+    var a1 = af * cfg.keep1[cfg.d / 2 - 1]; // layer 1's factor on queries and keys
     var rank1 = cfg.head === DATA.RANK1_HEAD;
     var q1 = new Float64Array(2 * T);
     var k1 = new Float64Array(2 * T);
@@ -431,10 +503,10 @@
       var ang = m * slow;
       var c = Math.cos(ang);
       var sn = Math.sin(ang);
-      var qa = af * cfg.beta * px[m];
-      var qb = rank1 ? 0 : af * cfg.beta * py[m];
-      var ka = af * prevx[m];
-      var kb = rank1 ? 0 : af * prevy[m];
+      var qa = a1 * cfg.beta * px[m];
+      var qb = rank1 ? 0 : a1 * cfg.beta * py[m];
+      var ka = a1 * prevx[m];
+      var kb = rank1 ? 0 : a1 * prevy[m];
       q1[2 * m] = qa * c - qb * sn;
       q1[2 * m + 1] = qa * sn + qb * c;
       k1[2 * m] = ka * c - kb * sn;
@@ -490,6 +562,271 @@
     return {
       config: cfg, tokens: tokens, T: T, theta: theta, attentionFactor: af,
       scores0: scores0, A0: A0, q1: q1, k1: k1, scores1: scores1, A1: A1,
+      logits: logits, probs: probs, prediction: VOCAB[best], predictionIndex: best,
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Any weights of the trained model's form (rope_explained.trained): the trained seeds, whose
+  // files weights-seed-N.js add them to window.RopePlaygroundWeights, or the hand-built weights
+  // written in that form (trained.hand_built). Dense: every product of the equations, as
+  // trained.forward_ids computes it.
+  // ---------------------------------------------------------------------------------------
+
+  var DECODED = new WeakMap(); // a weights payload -> its decoded weights
+
+  /** One array of a weights payload ({shape, f4 | f8: base64 of little-endian IEEE bytes}) as
+   * a Float64Array, checked against the shape it must have. */
+  function decodeArray(name, a, shape) {
+    if (!a || typeof a !== "object" || JSON.stringify(a.shape) !== JSON.stringify(shape)) {
+      throw new RangeError("weights: array " + name + " must have shape [" + shape.join(", ") + "]; got " +
+        (a && a.shape ? "[" + a.shape.join(", ") + "]" : String(a)));
+    }
+    var size = shape.reduce(function (x, y) { return x * y; }, 1);
+    var wide = typeof a.f8 === "string";
+    var bytes = atob(wide ? a.f8 : a.f4 || "");
+    if (bytes.length !== size * (wide ? 8 : 4)) {
+      throw new RangeError("weights: array " + name + " holds " + bytes.length + " bytes, not " + size +
+        " entries of " + (wide ? "float64" : "float32"));
+    }
+    var view = new DataView(new ArrayBuffer(bytes.length));
+    for (var b = 0; b < bytes.length; b++) view.setUint8(b, bytes.charCodeAt(b));
+    var out = new Float64Array(size);
+    for (var i = 0; i < size; i++) out[i] = wide ? view.getFloat64(8 * i, true) : view.getFloat32(4 * i, true);
+    for (i = 0; i < size; i++) {
+      if (!isFinite(out[i])) throw new RangeError("weights: array " + name + " holds a non-finite number");
+    }
+    return out;
+  }
+
+  /**
+   * Weights of the trained model's form, decoded once: a payload as docs/hooks/playground.py
+   * writes it ({name, d, D, base, length, arrays}) or the name of one that a weights file has
+   * loaded ("seed-0"). Returns {name, d, D, base, length, E (V+1 x D), L0 and L1 ({W_q, W_k,
+   * W_v}: d x D, W_o: D x d), W_out (V x D), b_out (V)}, matrices row-major.
+   */
+  function weights(payload) {
+    if (typeof payload === "string") {
+      var loaded = window.RopePlaygroundWeights || {};
+      if (!Object.prototype.hasOwnProperty.call(loaded, payload)) {
+        throw new RangeError("weights " + JSON.stringify(payload) + " are not loaded; loaded: " +
+          (Object.keys(loaded).join(", ") || "none"));
+      }
+      payload = loaded[payload];
+    }
+    if (!payload || typeof payload !== "object" || !payload.arrays) {
+      throw new TypeError("weights must be the name of loaded weights or a weights payload; got " +
+        String(payload));
+    }
+    if (DECODED.has(payload)) return DECODED.get(payload);
+    var d = payload.d;
+    var D = payload.D;
+    if (!isInteger(d) || d < 2 || d % 2 || d > MAX.d) throw refuse("weights' d", "an even integer in [2, " + MAX.d + "]", d);
+    if (!isInteger(D) || D < 1 || D > MAX.D) throw refuse("weights' D", "an integer in [1, " + MAX.D + "]", D);
+    if (!isFiniteNumber(payload.base) || payload.base <= 1 || payload.base > MAX.base) {
+      throw refuse("weights' base", "a finite number in (1, " + MAX.base + "]", payload.base);
+    }
+    var length = payload.length;
+    if (length !== null && (!isInteger(length) || length < 2 || length > DATA.MODEL_MAX_LETTERS + 1)) {
+      throw refuse("weights' length", "null or an integer in [2, " + (DATA.MODEL_MAX_LETTERS + 1) + "]", length);
+    }
+    var arrays = payload.arrays;
+    var head = function (layer) {
+      var p = "L" + layer + ".";
+      return {
+        W_q: decodeArray(p + "W_q", arrays[p + "W_q"], [d, D]),
+        W_k: decodeArray(p + "W_k", arrays[p + "W_k"], [d, D]),
+        W_v: decodeArray(p + "W_v", arrays[p + "W_v"], [d, D]),
+        W_o: decodeArray(p + "W_o", arrays[p + "W_o"], [D, d]),
+      };
+    };
+    var w = Object.freeze({
+      name: String(payload.name), d: d, D: D, base: payload.base, length: length,
+      E: decodeArray("embedding", arrays.embedding, [V + 1, D]),
+      L0: head(0), L1: head(1),
+      W_out: decodeArray("W_out", arrays.W_out, [V, D]),
+      b_out: decodeArray("b_out", arrays.b_out, [V]),
+    });
+    DECODED.set(payload, w);
+    return w;
+  }
+
+  var RUN_OPTIONS = ["zero_pairs", "scaling", "factor", "original_max_position"];
+
+  /**
+   * The options of forwardWeights, checked as rope_explained.trained.forward checks them:
+   * zero_pairs (keptPairs), scaling null or one of SCALING_METHODS with factor in [1, max] and
+   * original_max_position an integer in [1, max] (default: the weights' training length). The
+   * one option of the package it does not model, cut, is refused by name.
+   */
+  function runOptions(options, w) {
+    var o = options || {};
+    Object.keys(o).forEach(function (key) {
+      if (key === "cut") {
+        throw new RangeError("cut is not modelled here: the playground runs layer 1 on the residual stream " +
+          "layer 0 wrote into (cut null)");
+      }
+      if (RUN_OPTIONS.indexOf(key) < 0) {
+        throw new RangeError("unknown option '" + key + "'; allowed: " + RUN_OPTIONS.join(", "));
+      }
+    });
+    var run = {
+      scaling: o.scaling == null ? null : o.scaling,
+      factor: o.factor == null ? null : o.factor,
+      original_max_position: o.original_max_position == null ? null : o.original_max_position,
+      r: w.d, base: w.base,
+    };
+    if (run.scaling !== null) {
+      if (DATA.SCALING_METHODS.indexOf(run.scaling) < 0) {
+        throw refuse("scaling", "null or one of " + DATA.SCALING_METHODS.join(", "), run.scaling);
+      }
+      var needs = " (scaling " + JSON.stringify(run.scaling) + " needs it)";
+      if (run.factor === null) throw refuse("factor", "a number in [1, " + MAX.factor + "]" + needs, run.factor);
+      if (run.original_max_position === null) {
+        if (w.length === null) {
+          throw refuse("original_max_position", "an integer in [1, " + MAX.original_max_position + "]" + needs +
+            " (the weights " + JSON.stringify(w.name) + " have no training length to default to)", null);
+        }
+        run.original_max_position = w.length;
+      }
+      checkNumber(run, "factor", 1, MAX.factor, false, needs);
+      checkInteger(run, "original_max_position", 1, MAX.original_max_position, needs);
+    } else {
+      ["factor", "original_max_position"].forEach(function (name) {
+        if (run[name] !== null) throw new RangeError(name + " has an effect only with a scaling; got scaling=null");
+      });
+    }
+    var keep = keptPairs(o.zero_pairs, w.d / 2);
+    run.keep0 = keep.keep0;
+    run.keep1 = keep.keep1;
+    run.zero_pairs = keep.zero_pairs;
+    return run;
+  }
+
+  /** x W^T for x of T rows of width cols and W of shape (rows, cols): (T, rows), row-major. */
+  function project(x, W, T, rows, cols) {
+    var out = new Float64Array(T * rows);
+    for (var m = 0; m < T; m++) {
+      var xm = m * cols;
+      for (var i = 0; i < rows; i++) {
+        var wi = i * cols;
+        var s = 0;
+        for (var j = 0; j < cols; j++) s += W[wi + j] * x[xm + j];
+        out[m * rows + i] = s;
+      }
+    }
+    return out;
+  }
+
+  /** a keep_i R_{Theta,m} x_m in place, for x of T rows of d coordinates, interleaved pairs
+   * (2i, 2i+1) turned by m theta_i (rope.apply_rope), each pair times a keep[i] (a the
+   * attention factor, keep[i] 0 for a pair zeroed). */
+  function rotate(x, T, d, theta, a, keep) {
+    for (var m = 0; m < T; m++) {
+      for (var i = 0; i < d / 2; i++) {
+        var angle = m * theta[i];
+        var c = Math.cos(angle);
+        var s = Math.sin(angle);
+        var p = m * d + 2 * i;
+        var x0 = x[p];
+        var x1 = x[p + 1];
+        var f = a * keep[i];
+        x[p] = f * (x0 * c - x1 * s);
+        x[p + 1] = f * (x0 * s + x1 * c);
+      }
+    }
+  }
+
+  /**
+   * One attention head: q = a keep R W_q hq, k = a keep R W_k hk, v = W_v hv, scores = q k^T,
+   * A = causal softmax, and its output o = (A v) W_o^T, which the residual stream adds.
+   */
+  function attend(W, hq, hk, hv, T, w, theta, a, keep) {
+    var d = w.d;
+    var D = w.D;
+    var q = project(hq, W.W_q, T, d, D); // (T, d)
+    var k = project(hk, W.W_k, T, d, D); // (T, d)
+    var v = project(hv, W.W_v, T, d, D); // (T, d)
+    rotate(q, T, d, theta, a, keep);
+    rotate(k, T, d, theta, a, keep);
+    var scores = new Float64Array(T * T); // [m, n] = q_m^T k_n, unmasked as Trace.scores0
+    for (var m = 0; m < T; m++) {
+      for (var n = 0; n < T; n++) {
+        var s = 0;
+        for (var i = 0; i < d; i++) s += q[m * d + i] * k[n * d + i];
+        scores[m * T + n] = s;
+      }
+    }
+    var A = causalSoftmax(scores, T);
+    var mixed = new Float64Array(T * d); // (T, d): sum_n A[m, n] v_n
+    for (m = 0; m < T; m++) {
+      for (n = 0; n <= m; n++) {
+        var an = A[m * T + n];
+        for (i = 0; i < d; i++) mixed[m * d + i] += an * v[n * d + i];
+      }
+    }
+    return { q: q, k: k, v: v, scores: scores, A: A, o: project(mixed, W.W_o, T, D, d) };
+  }
+
+  /**
+   * The forward pass of rope_explained.trained.forward(weights, text, zero_pairs, scaling,
+   * factor, original_max_position) for weights of the trained model's form (weights()):
+   *   h0_m = E[t_m];  q_m = a keep R_m W_q h_m,  k_n = a keep R_n W_k h_n;
+   *   A = causal softmax(q_m^T k_n);  h_{l+1} = h_l + W_o sum_n A[m, n] W_v h_n;
+   *   probs = softmax(W_out h2 + b_out).
+   * Returns {config, tokens, T, theta, attentionFactor, h0, q0, k0, v0, scores0, A0, h1, q1, k1,
+   * v1, scores1, A1, h2, logits, probs, prediction, predictionIndex}, row-major Float64Arrays.
+   */
+  function forwardWeights(weightsOrName, text, options) {
+    var w = weights(weightsOrName);
+    var run = runOptions(options, w);
+    var letters = tokenize(text);
+    var T = letters.length + 1;
+    var D = w.D;
+    var rope = scaledFrequencies(run, T);
+    var theta = rope.theta;
+    var af = rope.attentionFactor;
+    var tokens = ["<s>"];
+    var h0 = new Float64Array(T * D); // (T, D): row 0 of E for <s>, row 1 + idx(t) for t
+    h0.set(w.E.subarray(0, D), 0);
+    for (var m = 1; m < T; m++) {
+      tokens.push(VOCAB[letters[m - 1]]);
+      h0.set(w.E.subarray((letters[m - 1] + 1) * D, (letters[m - 1] + 2) * D), m * D);
+    }
+    var l0 = attend(w.L0, h0, h0, h0, T, w, theta, af, run.keep0);
+    var h1 = new Float64Array(T * D);
+    for (var j = 0; j < T * D; j++) h1[j] = h0[j] + l0.o[j];
+    var l1 = attend(w.L1, h1, h1, h1, T, w, theta, af, run.keep1);
+    var h2 = new Float64Array(T * D);
+    for (j = 0; j < T * D; j++) h2[j] = h1[j] + l1.o[j];
+    var logits = project(h2, w.W_out, T, V, D); // (T, V)
+    var probs = new Float64Array(T * V);
+    for (m = 0; m < T; m++) {
+      var row = m * V;
+      var mx = -Infinity;
+      var v;
+      for (v = 0; v < V; v++) {
+        logits[row + v] += w.b_out[v];
+        if (logits[row + v] > mx) mx = logits[row + v];
+      }
+      var sum = 0;
+      for (v = 0; v < V; v++) {
+        probs[row + v] = Math.exp(logits[row + v] - mx);
+        sum += probs[row + v];
+      }
+      for (v = 0; v < V; v++) probs[row + v] /= sum;
+    }
+    var best = 0;
+    var last = (T - 1) * V;
+    for (v = 1; v < V; v++) if (probs[last + v] > probs[last + best]) best = v;
+    return {
+      config: {
+        weights: w.name, d: w.d, r: w.d, base: w.base, zero_pairs: run.zero_pairs, scaling: run.scaling,
+        factor: run.factor, original_max_position: run.original_max_position,
+      },
+      tokens: tokens, T: T, theta: theta, attentionFactor: af,
+      h0: h0, q0: l0.q, k0: l0.k, v0: l0.v, scores0: l0.scores, A0: l0.A, h1: h1,
+      q1: l1.q, k1: l1.k, v1: l1.v, scores1: l1.scores, A1: l1.A, h2: h2,
       logits: logits, probs: probs, prediction: VOCAB[best], predictionIndex: best,
     };
   }
@@ -609,14 +946,16 @@
       peak[m] = m - bestJ;
     }
 
-    // Layer 1 for the last query: scores (q . k_n) over every key, in the slowest pair.
+    // Layer 1 for the last query: scores (q . k_n) over every key, in the slowest pair (zero
+    // when zero_pairs zeroes it in layer 1).
     var slow = layer1Step(cfg, rope.theta);
+    var a1 = af * cfg.keep1[cfg.d / 2 - 1]; // layer 1's factor on queries and keys
     var rank1 = cfg.head === DATA.RANK1_HEAD;
     var last = T - 1;
     var c = Math.cos(last * slow);
     var sn = Math.sin(last * slow);
-    var qa = af * cfg.beta * px[last];
-    var qb = rank1 ? 0 : af * cfg.beta * py[last];
+    var qa = a1 * cfg.beta * px[last];
+    var qb = rank1 ? 0 : a1 * cfg.beta * py[last];
     var qx = qa * c - qb * sn;
     var qy = qa * sn + qb * c;
     var A1 = new Float64Array(T);
@@ -624,8 +963,8 @@
     for (n = 0; n < T; n++) {
       c = Math.cos(n * slow);
       sn = Math.sin(n * slow);
-      var ka = af * prevx[n];
-      var kb = rank1 ? 0 : af * prevy[n];
+      var ka = a1 * prevx[n];
+      var kb = rank1 ? 0 : a1 * prevy[n];
       var sc = qx * (ka * c - kb * sn) + qy * (ka * sn + kb * c);
       A1[n] = sc;
       if (sc > mx) mx = sc;
@@ -816,13 +1155,42 @@
     return j >= 0 ? text[j + 1] : null;
   }
 
+  /**
+   * How often a forward trace predicts what copying gives: over the positions m whose letter
+   * occurred exactly once before (at j, the start token aside), the count where the most
+   * probable next letter (the first maximum of probs[m], as numpy.argmax) is the letter at
+   * j + 1. Returns {right, positions}.
+   */
+  function copyScore(trace) {
+    var T = trace.T;
+    var right = 0;
+    var positions = 0;
+    for (var m = 1; m < T; m++) {
+      var j = -1;
+      var seen = 0;
+      for (var n = 1; n < m; n++) {
+        if (trace.tokens[n] === trace.tokens[m]) {
+          seen += 1;
+          j = n;
+        }
+      }
+      if (seen !== 1) continue;
+      positions += 1;
+      var best = 0;
+      for (var v = 1; v < V; v++) if (trace.probs[m * V + v] > trace.probs[m * V + best]) best = v;
+      if (VOCAB[best] === trace.tokens[j + 1]) right += 1;
+    }
+    return { right: right, positions: positions };
+  }
+
   window.RopePlaygroundModel = Object.freeze({
-    forward: forward, predictLast: predictLast, tokenize: tokenize, makeConfig: makeConfig,
+    forward: forward, predictLast: predictLast, forwardWeights: forwardWeights, weights: weights,
+    tokenize: tokenize, makeConfig: makeConfig,
     frequencies: frequencies, ropeFrequencies: ropeFrequencies,
     fftCalls: function () {
       return fftCalls;
     },
     causalSoftmax: causalSoftmax, describeCharacter: describeCharacter, checkText: checkText,
-    copiedLetter: copiedLetter,
+    copiedLetter: copiedLetter, copyScore: copyScore,
   });
 })();
