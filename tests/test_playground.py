@@ -1213,7 +1213,7 @@ def test_last_position_view(pg):
         assert np.max(np.abs(np.asarray(probs) - ref.probs)) <= TOL
         assert shown_prediction(page) == ref.prediction
     assert shown_prediction(page) == answer and "induction works" in root.inner_text()
-    note = page.locator(".rope-playground .rp-note").inner_text()
+    note = page.locator(".rope-playground [id$=-scaling-note]").inner_text()
     assert "queries and keys \u00d7" + f"{np.log(FACTOR) / 10 + 1:.3f}" in note
     # the layer-1 line by keyboard: focus starts at its peak, End goes to the last key
     line = page.locator("[data-panel=attention1] svg")

@@ -18,6 +18,11 @@
   if (window.RopePlayground) return; // already running on this browser page
   var VOCAB = DATA.VOCAB;
   var V = VOCAB.length;
+  var TRAINED = DATA.TRAINED; // the trained seeds, their weights files, the band ablations
+  var HAND_BUILT = "hand-built"; // the weights menu's value for the hand-built circuit
+  // The folder of this script, where the build puts the weights files too (none when the
+  // script was given inline: then the weights must be loaded already).
+  var HERE = document.currentScript && document.currentScript.src ? document.currentScript.src : null;
   var LETTERS = VOCAB[0] + "\u2013" + VOCAB[V - 1]; // "a-z", with an en dash
 
   // The layer-0 score panel shows each row minus its best visible score (n <= m), from this
@@ -147,6 +152,7 @@
     ".rope-playground .rp-prediction strong.rp-letter{font-family:var(--md-code-font-family,monospace);font-size:1.1rem;",
     "padding:0 .3em;border-radius:.2rem;background:var(--md-accent-fg-color--transparent)}",
     ".rope-playground .rp-good{color:var(--rp-good)}.rope-playground .rp-bad{color:var(--rp-error)}",
+    ".rope-playground .rp-copying{font-size:.75rem;margin:0 0 .2rem}",
     ".rope-playground .rp-timing{font-size:.65rem;color:var(--md-default-fg-color--light);margin:0}",
     ".rope-playground .rp-panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:.9rem;margin-top:.6rem}",
     ".rope-playground .rp-panel{background:#fff;color:#1d1d1d;border:1px solid var(--md-default-fg-color--lightest);",
@@ -166,7 +172,9 @@
     ".rope-playground select{box-sizing:border-box;width:100%;font-size:.75rem;padding:.3em .4em;border-radius:.2rem;",
     "border:1px solid var(--md-default-fg-color--light);background:var(--md-default-bg-color);color:var(--md-default-fg-color)}",
     ".rope-playground .rp-note{font-size:.65rem;line-height:1.35;margin:.3rem 0 0;color:var(--md-default-fg-color--light)}",
-    ".rope-playground input[type=range]:disabled{opacity:.4}",
+    ".rope-playground input[type=range]:disabled,.rope-playground label:has(input:disabled){opacity:.4}",
+    ".rope-playground .rp-recipes{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;font-size:.7rem}",
+    ".rope-playground .rp-recipes .md-button{margin:0;font-size:.7rem;padding:.45em 1em}",
     ".rope-playground[data-view=full] [data-panel=attention1],.rope-playground[data-view=full] [data-panel=previous]{display:none}",
     ".rope-playground[data-view=last] [data-panel=scores0],.rope-playground[data-view=last] [data-panel=A0],",
     ".rope-playground[data-view=last] [data-panel=A1]{display:none}",
@@ -815,6 +823,37 @@
       text: "Load " + Array.from(DATA.LONG_MODE_PROMPT).length.toLocaleString("en") + " letters",
     });
     this.resetBtn = el("button", { type: "button", className: "md-button", text: "Reset the settings" });
+    // The weights: the hand-built circuit, or one of the trained seeds.
+    this.weights = el("select", { id: id + "-weights", "aria-describedby": id + "-weights-note" },
+      [el("option", { value: HAND_BUILT, text: "hand-built circuit (the sliders below)" })].concat(
+        TRAINED.SEEDS.map(function (seed) {
+          return el("option", { value: "seed-" + seed, text: "trained by gradient descent, seed " + seed });
+        })));
+    this.weightsNote = el("p", { className: "rp-note", id: id + "-weights-note" });
+    // Pair ablation, per layer: the fastest or the slowest k pairs zeroed in q and k (k = 0: none).
+    var counts = TRAINED.ZERO_COUNT_RANGE;
+    this.bands = [0, 1].map(function (layer) {
+      var band = {
+        layer: layer,
+        mode: el("select", { id: id + "-band" + layer, "aria-describedby": id + "-band" + layer + "-note" }, [
+          el("option", { value: "fastest", text: "the fastest k pairs" }),
+          el("option", { value: "slowest", text: "the slowest k pairs" }),
+        ]),
+        count: el("input", {
+          type: "range", id: id + "-count" + layer, min: String(counts[0]), max: String(counts[1]), step: "1",
+          "aria-describedby": id + "-band" + layer + "-note",
+        }),
+        countOut: el("output", { for: id + "-count" + layer }),
+        note: el("p", { className: "rp-note", id: id + "-band" + layer + "-note" }),
+      };
+      band.count.value = String(counts[0]);
+      return band;
+    });
+    this.recipes = Object.keys(TRAINED.ABLATIONS).map(function (key) {
+      return el("button", {
+        type: "button", className: "md-button", "data-ablation": key, text: TRAINED.ABLATIONS[key].label,
+      });
+    });
 
     var controls = el("div", { className: "rp-controls" }, [
       el("div", { className: "rp-wide" }, [
@@ -824,6 +863,11 @@
         }),
         this.input,
         this.msg,
+      ]),
+      el("div", { className: "rp-wide" }, [
+        el("label", { className: "rp-label", for: id + "-weights", text: "Weights" }),
+        this.weights,
+        this.weightsNote,
       ]),
       el("div", {}, [
         el("label", { className: "rp-label", for: id + "-alpha" }, [
@@ -837,7 +881,7 @@
         ]),
         this.base,
       ]),
-      el("fieldset", {}, [el("legend", { text: "Layer-1 head" })].concat(this.heads.map(function (radio) {
+      this.headsBox = el("fieldset", {}, [el("legend", { text: "Layer-1 head" })].concat(this.heads.map(function (radio) {
         return el("label", {}, [radio, document.createTextNode(" " + DATA.HEAD_LABELS[radio.value])]);
       }))),
       el("div", {}, [
@@ -860,12 +904,27 @@
       el("fieldset", {}, [el("legend", { text: "Show" })].concat(this.views.map(function (radio) {
         return el("label", {}, [radio, document.createTextNode(" " + VIEW_LABELS[radio.value])]);
       }))),
+    ].concat(this.bands.map(function (band) {
+      return el("div", {}, [
+        el("label", { className: "rp-label", for: band.mode.id, text: "Layer " + band.layer + ": zero RoPE pairs in q and k" }),
+        band.mode,
+        el("label", { className: "rp-label", for: band.count.id }, [
+          document.createTextNode("k = "), band.countOut, document.createTextNode(" pairs zeroed"),
+        ]),
+        band.count,
+        band.note,
+      ]);
+    })).concat([
+      el("div", { className: "rp-recipes rp-wide" }, [
+        el("span", { text: "The band ablations of \u201cWhat training finds\u201d, on one of its clean prompts:" }),
+      ].concat(this.recipes)),
       el("div", { className: "rp-buttons rp-wide" }, [
         this.openBtn, this.failBtn, this.longBtn, this.longestBtn, this.resetBtn,
       ]),
-    ]);
+    ]));
 
     this.prediction = el("p", { className: "rp-prediction", "aria-live": "polite" });
+    this.copying = el("p", { className: "rp-copying" });
     this.timing = el("p", { className: "rp-timing" });
     this.heatmaps = {
       scores0: new Heatmap({
@@ -940,11 +999,13 @@
     ]);
     root.appendChild(controls);
     root.appendChild(this.prediction);
+    root.appendChild(this.copying);
     root.appendChild(this.timing);
     root.appendChild(this.panels);
 
     this.bind();
     this.update();
+    if (location.search) this.fromAddress(location.search);
   }
 
   /**
@@ -990,8 +1051,18 @@
     this.views.forEach(function (radio) {
       if (radio.checked) view = radio.value;
     });
+    var zero = {};
+    this.bands.forEach(function (band) {
+      var k = Number(band.count.value);
+      var pairs = Number(band.count.max);
+      if (!k) return;
+      zero[band.layer] = [];
+      for (var i = 0; i < k; i++) zero[band.layer].push(band.mode.value === "fastest" ? i : pairs - k + i);
+    });
     return {
       text: this.input.value,
+      weights: this.weights.value,
+      zero_pairs: zero,
       alpha: sliderValue(this.alpha, DATA.ALPHA_RANGE),
       base: sliderValue(this.base, DATA.BASE_RANGE),
       head: head,
@@ -1002,9 +1073,17 @@
     };
   };
 
-  /** The settings passed to the model: the sliders', and the scaling's only with a scaling. */
+  /**
+   * The settings passed to the model: the pairs zeroed and the scaling's (only with a scaling),
+   * which every weights take, and for the hand-built circuit its sliders'.
+   */
   function modelConfig(state) {
-    var config = { alpha: state.alpha, base: state.base, head: state.head };
+    var config = { zero_pairs: state.zero_pairs };
+    if (state.weights === HAND_BUILT) {
+      config.alpha = state.alpha;
+      config.base = state.base;
+      config.head = state.head;
+    }
     if (state.scaling) {
       config.scaling = state.scaling;
       config.factor = state.factor;
@@ -1012,6 +1091,46 @@
     }
     return config;
   }
+
+  /** Whether the weights called name have been loaded (the hand-built ones always are). */
+  function loaded(name) {
+    return name === HAND_BUILT || !!(window.RopePlaygroundWeights && window.RopePlaygroundWeights[name]);
+  }
+
+  /**
+   * Load the weights file of a trained seed (once per browser page), then update. While it
+   * loads, and if it cannot be loaded, the message under the text says so.
+   */
+  Playground.prototype.fetchWeights = function (name) {
+    var self = this;
+    if (this.fetching === name) return;
+    this.fetching = name;
+    var file = TRAINED.SCRIPTS[name];
+    if (!HERE) {
+      this.fail("The weights " + name + " are not loaded, and this page has no address to load " + file + " from.");
+      return;
+    }
+    var script = document.createElement("script");
+    script.src = new URL(file, HERE).href;
+    script.setAttribute("data-rope-playground-weights", name);
+    script.onload = function () {
+      self.fetching = null;
+      if (self.root.isConnected) self.update();
+    };
+    script.onerror = function () {
+      self.fetching = null;
+      script.remove();
+      self.fail("The playground could not load the weights file " + file + ".");
+    };
+    document.head.appendChild(script);
+  };
+
+  /** Show an error under the text box and mark the panels as stale. */
+  Playground.prototype.fail = function (message) {
+    this.msg.textContent = message;
+    this.msg.classList.add("rp-error");
+    this.root.classList.add("rp-stale");
+  };
 
   Playground.prototype.schedule = function () {
     var self = this;
@@ -1037,7 +1156,13 @@
     // the factor only counts with a scaling, L only for the methods that read it
     this.factor.disabled = !state.scaling;
     this.original.disabled = DATA.USES_ORIGINAL.indexOf(state.scaling) < 0;
-    var check = MODEL.checkText(state.text, DATA.LAST_POSITION_MAX_LETTERS);
+    var hand = state.weights === HAND_BUILT;
+    this.showWeights(state);
+    var check = MODEL.checkText(state.text, hand ? DATA.LAST_POSITION_MAX_LETTERS : DATA.HEATMAP_MAX_LETTERS);
+    if (!hand && state.view === "last") {
+      state.view = "full";
+      this.views[0].checked = true;
+    }
     if (check.ok && state.view === "full" && Array.from(check.text).length > DATA.HEATMAP_MAX_LETTERS) {
       // too long for the heatmaps: show the last position only
       state.view = "last";
@@ -1062,11 +1187,31 @@
     var text = this.validText || DATA.OPENING_PROMPT;
     var view = state.view;
     if (view === "full" && Array.from(text).length > DATA.HEATMAP_MAX_LETTERS) view = "last"; // the last valid text
+    if (!hand && Array.from(text).length > DATA.HEATMAP_MAX_LETTERS) {
+      // the last valid text was read with the hand-built circuit's last-position view
+      this.fail("The trained weights run every T \u00d7 T pattern, at most " + DATA.HEATMAP_MAX_LETTERS +
+        " letters; shorten the text or choose the hand-built circuit.");
+      return NaN;
+    }
+    if (!loaded(state.weights)) {
+      this.fetchWeights(state.weights);
+      this.msg.textContent = "Loading the weights of " + state.weights.replace("-", " ") + "\u2026";
+      this.root.classList.add("rp-stale");
+      return NaN;
+    }
     var config = modelConfig(state);
-    var trace = view === "full" ? MODEL.forward(text, config) : MODEL.predictLast(text, config);
+    var trace;
+    try {
+      if (!hand) trace = MODEL.forwardWeights(state.weights, text, config);
+      else trace = view === "full" ? MODEL.forward(text, config) : MODEL.predictLast(text, config);
+    } catch (err) {
+      this.fail(err.message); // a setting the model refuses: said, never drawn
+      return NaN;
+    }
     this.state = {
-      text: text, alpha: state.alpha, base: state.base, head: state.head, scaling: state.scaling,
-      factor: state.scaling ? state.factor : null,
+      text: text, weights: state.weights, zero_pairs: trace.config.zero_pairs,
+      alpha: hand ? state.alpha : null, base: hand ? state.base : null, head: hand ? state.head : null,
+      scaling: state.scaling, factor: state.scaling ? state.factor : null,
       original_max_position: state.scaling ? state.original_max_position : null,
       view: view, valid: check.ok,
     };
@@ -1090,10 +1235,38 @@
     return this.lastUpdateMs;
   };
 
+  /**
+   * The controls that only the hand-built circuit has (alpha, the base, the layer-1 head, the
+   * last-position view) are off with trained weights, and the line under the menu says why;
+   * under each layer's pair menu, which pairs are zeroed.
+   */
+  Playground.prototype.showWeights = function (state) {
+    var hand = state.weights === HAND_BUILT;
+    this.alpha.disabled = !hand;
+    this.base.disabled = !hand;
+    this.headsBox.disabled = !hand;
+    this.views[1].disabled = !hand;
+    this.weightsNote.textContent = hand ?
+      "The circuit this site builds by hand; \u03b1, the base and the layer-1 head change how it is built." :
+      "Off: \u03b1, the base and the layer-1 head only shape the hand-built circuit; the trained one runs " +
+      "every pattern in full (heatmaps only).";
+    this.bands.forEach(function (band) {
+      var zero = state.zero_pairs[band.layer];
+      band.countOut.textContent = band.count.value;
+      band.count.setAttribute("aria-valuetext", "k = " + band.count.value);
+      var pairs = Number(band.count.max);
+      band.note.textContent = !zero ? "Every pair kept." :
+        zero.length === pairs ? "Every pair zeroed: each score of layer " + band.layer + " is 0, its attention uniform." :
+        (zero.length === 1 ? "Pair " + zero[0] : "Pairs " + zero[0] + "\u2013" + zero[zero.length - 1]) +
+        " of 0\u2013" + (pairs - 1) + " zeroed (pair 0 turns fastest).";
+    });
+  };
+
   /** Under the menu: what the chosen scaling does to the fastest and slowest pair. */
   Playground.prototype.showScaling = function (state, trace) {
     if (!state.scaling) {
-      this.scalingNote.textContent = "Every pair turns at the frequency the heads were built for.";
+      this.scalingNote.textContent = "Every pair turns at the frequency the heads were " +
+        (state.weights === HAND_BUILT ? "built" : "trained") + " for.";
       return;
     }
     var built = MODEL.frequencies(trace.config.r, trace.config.base);
@@ -1126,7 +1299,19 @@
       var ok = copied === trace.prediction;
       p.appendChild(el("span", { className: ok ? "rp-good" : "rp-bad", text: ok ? "\u2713 induction works." : "\u2717 the head misses it." }));
     }
-    if (text.indexOf(trace.prediction) < 0) p.appendChild(document.createTextNode(" " + outsideLetter(trace)));
+    // the circle of letter angles is the hand-built readout's: trained weights have their own
+    if (text.indexOf(trace.prediction) < 0 && this.state.weights === HAND_BUILT) {
+      p.appendChild(document.createTextNode(" " + outsideLetter(trace)));
+    }
+    this.copying.textContent = "";
+    if (trace.A0) {
+      // every position's prediction is known only with every pattern (not in the last-position view)
+      var score = MODEL.copyScore(trace);
+      this.copying.textContent = score.positions ?
+        "Over the whole text, the model predicts what copying gives at " + score.right + " of the " +
+        score.positions + " positions whose letter occurred exactly once before." :
+        "No position of the text holds a letter that occurred exactly once before it, so there is nothing to copy.";
+    }
   };
 
   /** "1 letter", "2 letters", "4,096 letters". */
@@ -1170,8 +1355,14 @@
    * Config and of the context-extension controls, with the given head and view (text kept when
    * text is null: the reset).
    */
-  Playground.prototype.load = function (text, head, view) {
+  Playground.prototype.load = function (text, head, view, weights, ablation) {
     if (text !== null) this.input.value = text;
+    if (weights) this.weights.value = weights;
+    this.bands.forEach(function (band) {
+      var recipe = ablation && ablation.layer === band.layer ? ablation : null;
+      band.mode.value = recipe ? recipe.band : "fastest";
+      band.count.value = String(recipe ? recipe.count : TRAINED.ZERO_COUNT_RANGE[0]);
+    });
     setLog(this.alpha, DATA.DEFAULTS.alpha);
     setLog(this.base, DATA.DEFAULTS.base);
     setLog(this.factor, DATA.FACTOR);
@@ -1184,6 +1375,37 @@
       radio.checked = radio.value === view;
     });
     this.update();
+  };
+
+  /**
+   * A band ablation of the chapter (a key of TRAINED.ABLATIONS) on its clean prompt, every
+   * other setting at its default, with the weights called weights (null: those chosen now).
+   */
+  Playground.prototype.recipe = function (key, weights) {
+    this.load(TRAINED.ABLATION_PROMPT, DATA.DEFAULTS.head, "full", weights, TRAINED.ABLATIONS[key]);
+  };
+
+  /**
+   * What the page's address asks for: ?weights=seed-0 chooses the weights and
+   * &ablation=l0-no-fast8 loads that band ablation (the chapter's links); anything else is
+   * said under the text box.
+   */
+  Playground.prototype.fromAddress = function (search) {
+    var params = new URLSearchParams(search);
+    var weights = params.get("weights");
+    var ablation = params.get("ablation");
+    var names = [HAND_BUILT].concat(Object.keys(TRAINED.SCRIPTS));
+    if (weights !== null && names.indexOf(weights) < 0) {
+      this.fail("The address asks for weights=" + weights + "; the playground has " + names.join(", ") + ".");
+      return;
+    }
+    if (ablation !== null && !Object.prototype.hasOwnProperty.call(TRAINED.ABLATIONS, ablation)) {
+      this.fail("The address asks for ablation=" + ablation + "; the playground has " +
+        Object.keys(TRAINED.ABLATIONS).join(", ") + ".");
+      return;
+    }
+    if (ablation !== null) this.recipe(ablation, weights);
+    else if (weights !== null) this.load(null, DATA.DEFAULTS.head, "full", weights);
   };
 
   /** Put a logarithmic slider (logSlider) at value. */
@@ -1205,21 +1427,34 @@
     this.heads.concat(this.views).forEach(function (radio) {
       radio.addEventListener("change", later);
     });
+    this.weights.addEventListener("change", later);
+    this.bands.forEach(function (band) {
+      band.mode.addEventListener("change", later);
+      band.count.addEventListener("input", later);
+    });
+    // The prompts' recipes under "What to try" are the hand-built circuit's.
     this.openBtn.addEventListener("click", function () {
-      self.load(DATA.OPENING_PROMPT, DATA.DEFAULTS.head, "full");
+      self.load(DATA.OPENING_PROMPT, DATA.DEFAULTS.head, "full", HAND_BUILT);
     });
     this.failBtn.addEventListener("click", function () {
-      self.load(DATA.RANK1_FAILS_PROMPT, DATA.RANK1_HEAD, "full");
+      self.load(DATA.RANK1_FAILS_PROMPT, DATA.RANK1_HEAD, "full", HAND_BUILT);
     });
     this.resetBtn.addEventListener("click", function () {
       var text = self.input.value;
-      self.load(null, DATA.DEFAULTS.head, Array.from(text).length > DATA.HEATMAP_MAX_LETTERS ? "last" : "full");
+      var long = Array.from(text).length > DATA.HEATMAP_MAX_LETTERS && self.weights.value === HAND_BUILT;
+      self.load(null, DATA.DEFAULTS.head, long ? "last" : "full");
     });
     this.longBtn.addEventListener("click", function () {
-      self.load(DATA.LONG_PROMPT, DATA.DEFAULTS.head, "full");
+      self.load(DATA.LONG_PROMPT, DATA.DEFAULTS.head, "full", HAND_BUILT);
     });
     this.longestBtn.addEventListener("click", function () {
-      self.load(DATA.LONG_MODE_PROMPT, DATA.DEFAULTS.head, "last");
+      self.load(DATA.LONG_MODE_PROMPT, DATA.DEFAULTS.head, "last", HAND_BUILT);
+    });
+    // The chapter's band ablations, on its clean prompt, with the weights chosen.
+    this.recipes.forEach(function (button) {
+      button.addEventListener("click", function () {
+        self.recipe(button.getAttribute("data-ablation"), null);
+      });
     });
     if (window.ResizeObserver) {
       var width = 0;
