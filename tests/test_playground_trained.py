@@ -232,7 +232,12 @@ HAND = st.fixed_dictionaries(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(config=HAND, text=texts(1, 64), zero=zero_pairs(), scaling=scalings(default_context=False))
+@given(
+    config=HAND,
+    text=texts(1, 64) | texts(200, HEATMAP_MAX_LETTERS),
+    zero=zero_pairs(),
+    scaling=scalings(default_context=False),
+)
 def test_js_hand_built_with_zero_pairs_agrees_with_trained_forward(
     tpage, config, text, zero, scaling
 ):
@@ -342,3 +347,149 @@ def test_js_refuses_what_it_does_not_model(tpage, fn, args, says):
     hand-built circuit with a setting trained.hand_built does not take) is refused by name."""
     msg = js_error(tpage, fn, args)
     assert msg is not None and re.search(says, msg), msg
+
+
+# --- what the page says ---------------------------------------------------------------------
+
+
+def test_copy_score_counts_what_copying_gives():
+    """copy_score, the count the page shows, against its definition written another way: each
+    prefix's prediction (predict_next) against the letter after the one earlier copy."""
+    from rope_explained.figures.playground import copy_score
+    from rope_explained.model import forward, predict_next
+
+    for text in ("abcab", "thecatsatonthematthecat", "zzzz", "abcdefghijabcdefg"):
+        want = [
+            predict_next(text[: m + 1]) == text[text.index(text[m]) + 1]
+            for m in range(len(text))
+            if text[:m].count(text[m]) == 1
+        ]
+        assert copy_score(forward(text)) == (sum(want), len(want))
+
+
+def test_band_recipe_claims():
+    """ "Switch off a band of pairs" under What to try, from the package: every position copied
+    right with every pair kept; layer 0's line one step back fading and the count falling
+    without its fastest 8; each layer keeping the band it uses; part of the count left without
+    layer 1's slowest 16, none for the hand-built circuit."""
+    from rope_explained.figures.playground import band_copy_score, playground_band_previous
+
+    seed = f"seed-{trained.SEEDS[0]}"
+    right, positions = band_copy_score(seed, None)
+    assert right == positions > 0
+    assert float(playground_band_previous(ablation="l0-no-fast8")) < 0.5
+    assert float(playground_band_previous(ablation=None)) > 0.9
+    assert band_copy_score(seed, "l0-no-fast8")[0] < positions / 2
+    for kept in ("l0-only-fast8", "l1-no-fast16"):
+        assert band_copy_score(seed, kept)[0] == positions
+    assert 0 < band_copy_score(seed, "l1-no-slow16")[0] < positions
+    assert band_copy_score("hand-built", "l1-no-slow16")[0] == 0
+
+
+def test_chapter_links_each_row_to_the_playground():
+    """The chapter's table rows link to the playground's recipes, one each, with weights the
+    page offers."""
+    data = hook.playground_data()["TRAINED"]
+    links = re.findall(
+        r"\]\(\.\./playground\.md\?weights=([\w-]+)&ablation=([\w-]+)\)", CHAPTER.read_text("utf-8")
+    )
+    assert [a for _, a in links] == list(data["ABLATIONS"])
+    assert {w for w, _ in links} <= set(data["SCRIPTS"])
+    labels = re.findall(r"\[([^\]]+)\]\(\.\./playground\.md\?", CHAPTER.read_text("utf-8"))
+    assert labels == [r["label"] for r in data["ABLATIONS"].values()]
+
+
+# --- the built page, opened once --------------------------------------------------------------
+
+STATE = "() => RopePlayground.current.state"
+
+
+def page_trace(page) -> dict:
+    r = page.evaluate(
+        """() => { const t = RopePlayground.current.trace;
+                   return {T: t.T, tokens: t.tokens, prediction: t.prediction,
+                           A0: Array.from(t.A0), A1: Array.from(t.A1),
+                           probs: Array.from(t.probs)}; }"""
+    )
+    for k in ("A0", "A1", "probs"):
+        r[k] = np.asarray(r[k])
+    return r
+
+
+def wait_for(page, condition: str) -> None:
+    page.wait_for_function(f"() => {condition}", timeout=30_000)
+
+
+def test_page_runs_the_trained_weights_and_the_recipes(browser, site_url):
+    """One visit of the playground, opened from an address the chapter links: the weights file
+    is fetched, the hand-built-only controls are off with their reason, the recipe's settings
+    are on, the panels and the copy count are the package's; then a recipe button, the switch
+    back to the hand-built circuit, a text too long for the trained weights and a bad address,
+    each shown as the package says or refused in words."""
+    from rope_explained.figures.playground import copy_score
+
+    data = hook.playground_data()["TRAINED"]
+    context = browser.new_context(viewport={"width": 1280, "height": 1100})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(site_url + "playground/?weights=seed-1&ablation=l1-no-slow16")
+    wait_for(
+        page,
+        "window.RopePlayground && RopePlayground.current && "
+        "RopePlayground.current.state && RopePlayground.current.state.weights === 'seed-1'",
+    )
+    prompt = data["ABLATION_PROMPT"]
+    state = page.evaluate(STATE)
+    assert state["text"] == prompt and state["zero_pairs"] == {"0": [], "1": list(range(16, 32))}
+    assert page.evaluate(
+        "() => Array.from(document.querySelectorAll('script[data-rope-playground-weights]'))"
+        ".map((s) => s.getAttribute('data-rope-playground-weights'))"
+    ) == ["seed-1"]
+    w1 = trained.load(1)
+    ref = trained.forward(w1, prompt, zero_pairs=ABLATIONS["l1-no-slow16"])
+    js = page_trace(page)
+    for k in ("A0", "A1", "probs"):
+        assert float(np.abs(js[k] - getattr(ref, k).ravel()).max()) <= TOL, k
+    root = page.locator(".rope-playground")
+    disabled = page.evaluate(
+        """() => { const pg = RopePlayground.current;
+                   return [pg.alpha.disabled, pg.base.disabled, pg.headsBox.disabled,
+                           pg.views[1].disabled, pg.factor.disabled, pg.scaling.disabled,
+                           pg.bands[0].count.disabled, pg.input.disabled]; }"""
+    )
+    assert disabled == [True, True, True, True, True, False, False, False]
+    note = root.locator("#" + page.evaluate("() => RopePlayground.current.weightsNote.id"))
+    assert "only shape the hand-built circuit" in note.inner_text()
+    right, positions = copy_score(ref)
+    copying = root.locator(".rp-copying").inner_text()
+    assert f"at {right} of the {positions} positions" in copying
+    assert root.locator("[data-prediction]").inner_text().strip() == ref.prediction
+    # a recipe button: layer 0 without its fastest 8, the weights kept
+    page.get_by_role("button", name=data["ABLATIONS"]["l0-no-fast8"]["label"]).click()
+    wait_for(page, "RopePlayground.current.state.zero_pairs[0].length === 8")
+    ref = trained.forward(w1, prompt, zero_pairs=ABLATIONS["l0-no-fast8"])
+    js = page_trace(page)
+    assert float(np.abs(js["A0"] - ref.A0.ravel()).max()) <= TOL
+    assert "Pairs 0\u20137 of 0\u201331 zeroed" in root.inner_text()
+    # the hand-built circuit with the same pairs zeroed: its controls back on
+    page.select_option(".rope-playground select[id$=-weights]", "hand-built")
+    wait_for(page, "RopePlayground.current.state.weights === 'hand-built'")
+    ref = trained.forward(trained.hand_built(), prompt, zero_pairs=ABLATIONS["l0-no-fast8"])
+    js = page_trace(page)
+    for k in ("A0", "A1", "probs"):
+        assert float(np.abs(js[k] - getattr(ref, k).ravel()).max()) <= TOL, k
+    assert page.evaluate("() => RopePlayground.current.alpha.disabled") is False
+    # a text longer than the heatmaps take, with trained weights: refused in words
+    page.select_option(".rope-playground select[id$=-weights]", "seed-1")
+    wait_for(page, "RopePlayground.current.state.weights === 'seed-1'")
+    box = page.locator(".rope-playground input[type=text]")
+    box.fill("ab" * HEATMAP_MAX_LETTERS)
+    wait_for(page, "document.querySelector('.rope-playground .rp-msg.rp-error') !== null")
+    assert f"at most {HEATMAP_MAX_LETTERS}" in root.locator(".rp-msg").inner_text()
+    assert page.evaluate(STATE)["text"] == prompt  # the panels keep the last valid text
+    # an address the page does not know: said, not guessed
+    page.evaluate("() => RopePlayground.current.fromAddress('?weights=seed-9')")
+    assert "weights=seed-9" in root.locator(".rp-msg").inner_text()
+    assert errors == []
+    context.close()

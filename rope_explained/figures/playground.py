@@ -18,8 +18,11 @@ from ..extension import layer0_kernel
 from ..model import Config, forward, predict_last
 from ..rope import SCALING_METHODS, frequencies
 from ..sources import source_link
+from ..trained import SEEDS
+from ..trained import forward as trained_forward
 from . import ceil_to, floor_to, register, value
 from .style import SEQUENTIAL, attention_heatmap, new_figure
+from .trained import ABLATIONS, ablation_prompt, weights_of
 
 SCORE_GAP_FLOOR = -40.0
 """The layer-0 score panel shows each row of scores minus the row's best visible score, on
@@ -281,3 +284,71 @@ def playground_ex_base() -> str:
 def playground_ex_base_horizon() -> str:
     """The half-step horizon of the slowest pair at the exercise's base."""
     return playground_half_step_horizon(base=EXERCISE_BASE)
+
+
+# --- the trained weights and the band ablations ----------------------------------------------
+
+
+def copy_score(trace) -> tuple[int, int]:
+    """How often a trace (of [`rope_explained.model.forward`][] or
+    [`rope_explained.trained.forward`][]) predicts what copying gives, as the page counts it:
+    over the positions whose letter occurred exactly once before (the start token aside), how
+    many have as most probable next letter the one that followed that occurrence. Returns
+    ``(right, positions)``."""
+    t = trace.tokens
+    right = positions = 0
+    for m in range(1, len(t)):
+        earlier = [n for n in range(1, m) if t[n] == t[m]]
+        if len(earlier) != 1:
+            continue
+        positions += 1
+        right += VOCAB[int(np.argmax(trace.probs[m]))] == t[earlier[0] + 1]
+    return right, positions
+
+
+@functools.cache
+def band_copy_score(weights: str, ablation: str | None) -> tuple[int, int]:
+    """[`copy_score`][] of the weights called ``weights`` (``"seed-0"``, ``"hand-built"``) on
+    the band-ablation prompt, with the ablation ``ablation`` of the chapter's table (None: no
+    pair zeroed)."""
+    zero = None if ablation is None else ABLATIONS[ablation]
+    return copy_score(trained_forward(weights_of(weights), ablation_prompt(), zero_pairs=zero))
+
+
+@value("playground-band-seed")
+def playground_band_seed() -> str:
+    """The seed the page's recipe text follows: the first committed one."""
+    return str(SEEDS[0])
+
+
+@value("playground-band-positions")
+def playground_band_positions() -> str:
+    """The positions of the band-ablation prompt whose letter occurred exactly once before."""
+    return str(band_copy_score(f"seed-{SEEDS[0]}", None)[1])
+
+
+@value("playground-band-copy-none", ablation=None)
+@value("playground-band-copy-l0-no-fast8", ablation="l0-no-fast8")
+@value("playground-band-copy-l0-only-fast8", ablation="l0-only-fast8")
+@value("playground-band-copy-l1-no-fast16", ablation="l1-no-fast16")
+@value("playground-band-copy-l1-no-slow16", ablation="l1-no-slow16")
+def playground_band_copy(ablation: str | None = None) -> str:
+    """How many of those positions the first seed copies right, with ``ablation``."""
+    return str(band_copy_score(f"seed-{SEEDS[0]}", ablation)[0])
+
+
+@value("playground-band-copy-hand-l1-no-slow16", ablation="l1-no-slow16")
+def playground_band_copy_hand(ablation: str | None = None) -> str:
+    """How many the hand-built circuit copies right, with ``ablation``."""
+    return str(band_copy_score("hand-built", ablation)[0])
+
+
+@value("playground-band-previous-none", ablation=None)
+@value("playground-band-previous-l0-no-fast8", ablation="l0-no-fast8")
+def playground_band_previous(ablation: str | None = None) -> str:
+    """The first seed's mean layer-0 weight on the key one step back, over the queries of the
+    band-ablation prompt, with ``ablation``."""
+    zero = None if ablation is None else ABLATIONS[ablation]
+    tr = trained_forward(weights_of(f"seed-{SEEDS[0]}"), ablation_prompt(), zero_pairs=zero)
+    m = np.arange(1, len(tr.tokens))
+    return f"{tr.A0[m, m - 1].mean():.2f}"
