@@ -13,7 +13,13 @@ times ``update()``, everything that happens between a control moving and the nex
   plus the two lines and the bar chart; target 50 ms. Timed while alpha moves over its slider
   (as a drag does), once without scaling and once under each context-extension method at the
   playground's starting factor and context, and at the lowest alpha, where every layer-0
-  weight counts (the slowest case).
+  weight counts (the slowest case);
+* 256 letters with the trained weights of the first seed (its weights file loaded beforehand),
+  all patterns: ``forwardWeights``, the dense pass of every product of the equations, plus the
+  same redraw; timed while layer 0's pairs zeroed step from none to a few (as that slider's
+  drag does), target 50 ms; and, for comparison, ``forwardWeights`` on the hand-built weights
+  written in the trained form (``trained.hand_built``, residual width D = 4d), the dense pass
+  the hand-built circuit's own fast path spares.
 
 Prints, for each, the model alone and the whole update: the fastest run (the least disturbed
 by other load on the machine), the median and the 90th percentile, and the machine's load.
@@ -31,22 +37,28 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "docs" / "hooks")]  # tools.browser; the playground hook
 JS_DIR = ROOT / "docs" / "javascripts" / "playground"
 
-# One series: load `text` in `view` with the scaling `scaling` (null: none), then time
-# `runs` updates while alpha steps through `alphas` (slider positions, log10 alpha).
-MEASURE = """([runs, text, view, scaling, alphas]) => {
+# One series: load `text` in `view` with the weights `weights` and the scaling `scaling` (null:
+# none), then time `runs` updates while alpha steps through `alphas` (slider positions, log10
+# alpha), or with trained weights while layer 0's pairs zeroed step through `alphas`.
+MEASURE = """([runs, text, view, scaling, alphas, weights]) => {
   const pg = RopePlayground.current;
   pg.input.value = text;
+  pg.weights.value = weights;
   pg.views.forEach((r) => { r.checked = r.value === view; });
   pg.scaling.value = scaling || "";
   const update = [], model = [];
+  const hand = weights === "hand-built";
   for (let k = 0; k < runs + 5; k++) {
-    pg.alpha.value = alphas[k % alphas.length];  // a new setting each time, as a slider drag
+    // a new setting each time, as a slider drag
+    if (hand) pg.alpha.value = alphas[k % alphas.length];
+    else pg.bands[0].count.value = alphas[k % alphas.length];
     let t0 = performance.now();
     pg.update();
     const t1 = performance.now() - t0;
     const config = Object.assign({}, pg.trace.config);
     t0 = performance.now();
-    if (view === "full") RopePlaygroundModel.forward(text, config);
+    if (!hand) RopePlaygroundModel.forwardWeights(weights, text, {zero_pairs: config.zero_pairs});
+    else if (view === "full") RopePlaygroundModel.forward(text, config);
     else RopePlaygroundModel.predictLast(text, config);
     const t2 = performance.now() - t0;
     if (k >= 5) { update.push(t1); model.push(t2); }  // the first runs warm up the JIT
@@ -58,6 +70,18 @@ MEASURE = """([runs, text, view, scaling, alphas]) => {
   return {T: pg.trace.T, view: pg.state.view, update: stats(update), model: stats(model)};
 }"""
 
+# forwardWeights on a weights payload, `runs` times after 3 to warm up: its timings.
+DENSE = """([runs, payload, text]) => {
+  const times = [];
+  for (let k = 0; k < runs + 3; k++) {
+    const t0 = performance.now();
+    RopePlaygroundModel.forwardWeights(payload, text, {});
+    if (k >= 3) times.push(performance.now() - t0);
+  }
+  const s = times.sort((x, y) => x - y);
+  return {min: s[0], median: s[s.length >> 1], p90: s[Math.floor(s.length * 0.9)]};
+}"""
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -67,29 +91,36 @@ def main() -> None:
     if args.runs < 1 or args.width < 200:
         raise SystemExit(f"need --runs >= 1 and --width >= 200; got {args.runs}, {args.width}")
 
-    from playground import data_js, playground_data
+    from playground import data_js, playground_data, weights_js, weights_payload
     from playwright.sync_api import sync_playwright
 
+    from rope_explained import trained
     from tools.browser import launch_chromium
 
     data = playground_data()
+    seed = data["TRAINED"]["SEEDS"][0]
     scripts = {
         "data.js": data_js(),
         "model.js": (JS_DIR / "model.js").read_text(encoding="utf-8"),
         "ui.js": (JS_DIR / "ui.js").read_text(encoding="utf-8"),
+        f"weights-seed-{seed}.js": weights_js(seed),
     }
     drag = ["-1", "0", "1", "2", "3"]  # alpha 0.1 ... 1000, the slider's range
     lowest = ["-1"]
+    hand = "hand-built"
     series = [
-        ("256 letters, all patterns", data["LONG_PROMPT"], "full", None, drag, 16.7),
-        ("4,096 letters, no scaling", data["LONG_MODE_PROMPT"], "last", None, drag, 50.0),
+        ("256 letters, all patterns", data["LONG_PROMPT"], "full", None, drag, hand, 16.7),
+        ("4,096 letters, no scaling", data["LONG_MODE_PROMPT"], "last", None, drag, hand, 50.0),
     ]
     for method in data["SCALING_METHODS"]:
         label = f"4,096 letters, {method} x{data['FACTOR']:g}"
-        series.append((label, data["LONG_MODE_PROMPT"], "last", method, drag, 50.0))
+        series.append((label, data["LONG_MODE_PROMPT"], "last", method, drag, hand, 50.0))
     series.append(
-        ("4,096 letters, alpha 0.1", data["LONG_MODE_PROMPT"], "last", None, lowest, 50.0)
+        ("4,096 letters, alpha 0.1", data["LONG_MODE_PROMPT"], "last", None, lowest, hand, 50.0)
     )
+    counts = ["0", "1", "2", "4", "8"]  # layer 0's pairs zeroed
+    label = f"256 letters, trained seed {seed}"
+    series.append((label, data["LONG_PROMPT"], "full", None, counts, f"seed-{seed}", 50.0))
 
     results = []
     with sync_playwright() as p:
@@ -102,11 +133,14 @@ def main() -> None:
         for src in scripts.values():
             page.add_script_tag(content=src)
         page.wait_for_function("() => RopePlayground.current && RopePlayground.current.renders")
-        for label, text, view, scaling, alphas, budget in series:
-            r = page.evaluate(MEASURE, [args.runs, text, view, scaling, alphas])
+        for label, text, view, scaling, alphas, weights, budget in series:
+            r = page.evaluate(MEASURE, [args.runs, text, view, scaling, alphas, weights])
             if r["view"] != view:
                 raise SystemExit(f"{label}: the page shows the {r['view']} view, not {view}")
             results.append((label, r, budget))
+        dense = page.evaluate(
+            DENSE, [min(args.runs, 10), weights_payload(trained.hand_built()), data["LONG_PROMPT"]]
+        )
         version = browser.version
         browser.close()
 
@@ -124,6 +158,11 @@ def main() -> None:
                 f"{name:38}{r['T']:6d}{s['min']:9.2f}{s['median']:9.2f}{s['p90']:9.2f}"
                 + (f"{budget:9.1f}" if key == "update" else "")
             )
+    name = "256 letters, dense pass, hand-built"
+    print(
+        f"{name:38}{len(data['LONG_PROMPT']) + 1:6d}"
+        + "".join(f"{dense[k]:9.2f}" for k in ("min", "median", "p90"))
+    )
 
 
 if __name__ == "__main__":
