@@ -488,6 +488,17 @@ def test_page_runs_the_trained_weights_and_the_recipes(browser, site_url):
     wait_for(page, "document.querySelector('.rope-playground .rp-msg.rp-error') !== null")
     assert f"at most {HEATMAP_MAX_LETTERS}" in root.locator(".rp-msg").inner_text()
     assert page.evaluate(STATE)["text"] == prompt  # the panels keep the last valid text
+    # "Reset the settings" keeps the text and the weights; a prompt button goes back to the
+    # hand-built circuit; both zero no pair
+    box.fill(prompt)
+    wait_for(page, "RopePlayground.current.state.valid")
+    page.get_by_role("button", name="Reset the settings").click()
+    wait_for(page, "RopePlayground.current.state.zero_pairs[0].length === 0")
+    state = page.evaluate(STATE)
+    assert (state["weights"], state["text"]) == ("seed-1", prompt)
+    page.get_by_role("button", name="Load the induction prompt").click()
+    wait_for(page, "RopePlayground.current.state.weights === 'hand-built'")
+    assert page.evaluate(STATE)["zero_pairs"] == {"0": [], "1": []}
     # an address the page does not know: said, not guessed
     page.evaluate("() => RopePlayground.current.fromAddress('?weights=seed-9')")
     assert "weights=seed-9" in root.locator(".rp-msg").inner_text()
