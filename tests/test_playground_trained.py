@@ -261,6 +261,28 @@ def test_js_hand_built_with_zero_pairs_agrees_with_trained_forward(
         assert err <= TOL, f"predictLast {k}: max |js - package| = {err:.3g}"
 
 
+def test_js_predict_last_with_zero_pairs_on_a_long_text(tpage):
+    """predictLast's FFT branch (a flat layer 0, where every weight of a row counts, on
+    thousands of letters) with pairs zeroed, against trained.forward's last row."""
+    rng = np.random.default_rng(5)
+    text = "".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), size=2000))
+    config = {"alpha": ALPHA_RANGE[0], "head": "rank1"}
+    zero = {0: list(range(8)), 1: [5]}
+    before = tpage.evaluate("() => RopePlaygroundModel.fftCalls()")
+    keys = ("probs", "attention1", "previous")
+    last = run_js(tpage, "predictLast", [text, as_js({**config, "zero_pairs": zero})], keys)
+    assert tpage.evaluate("() => RopePlaygroundModel.fftCalls()") > before
+    ref = trained.forward(trained.hand_built(**config), text, zero_pairs=zero)
+    m = np.arange(1, len(ref.tokens))
+    for k, want in (
+        ("probs", ref.probs[-1]),
+        ("attention1", ref.A1[-1]),
+        ("previous", ref.A0[m, m - 1]),
+    ):
+        err = float(np.abs(last[k] - want).max())
+        assert err <= TOL, f"predictLast {k}: max |js - package| = {err:.3g}"
+
+
 @pytest.mark.parametrize(
     "config",
     [{}, {"head": "rank1", "alpha": 3.0, "base": 500.0}],
