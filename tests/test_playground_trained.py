@@ -318,6 +318,21 @@ def test_zeroing_pairs_changes_what_the_page_says_it_changes(tpage):
         assert_agrees(js, ref)
 
 
+def test_every_pair_zeroed_gives_zero_scores_and_even_attention(tpage):
+    """What the page says of a layer with every pair zeroed, for both weights: each score of the
+    layer is 0 and each query spreads its attention evenly over the keys it sees."""
+    text = "thecatsatonthemat"
+    T = len(text) + 1
+    even = np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]
+    for layer in (0, 1):
+        zero = {layer: list(range(PAIRS))}
+        for fn, first in (("forwardWeights", NAMES[0]), ("forward", None)):
+            args = [text, as_js({"zero_pairs": zero})]
+            js = run_js(tpage, fn, [first, *args] if first else args)
+            assert not js[f"scores{layer}"].any()
+            np.testing.assert_allclose(js[f"A{layer}"].reshape(T, T), even, rtol=0, atol=1e-15)
+
+
 REFUSED = [
     ({"zero_pairs": {0: [PAIRS]}}, r"zero_pairs\[0\].*\[0, 31\]"),
     ({"zero_pairs": {1: [-1]}}, r"zero_pairs\[1\].*\[0, 31\]"),
