@@ -42,10 +42,11 @@ from .rope import ROPE_TYPES, apply_rope, rotary_width, scaled_frequencies
 
 REFUSED = {
     "odd rotary width": (
-        "a partial_rotary_factor that makes int(head_dim * partial_rotary_factor) odd "
-        "(64 x 0.3 = 19.2 gives 19): transformers takes ceil(19/2) = 10 frequencies "
-        "base**(-2i/19) and turns 20 coordinates; the package refuses it, because the "
-        "exponents would then not run over the coordinates that turn"
+        "a partial_rotary_factor that makes int(head_dim × partial_rotary_factor) odd "
+        "(64 × 0.3 = 19.2 gives 19): transformers takes ceil(19/2) = 10 frequencies "
+        "base^(-2i/19), and a model that rotates as many coordinates as its cos table has "
+        "(Phi-3) turns 20; the package refuses it, because the exponents would then not run "
+        "over the coordinates that turn"
     ),
     "factor below 1": (
         "a factor below 1: transformers warns and computes with it (linear then multiplies "
@@ -63,8 +64,9 @@ REFUSED = {
         "it, because it reads no model class"
     ),
     "beta_fast not above beta_slow": (
-        "YaRN with beta_fast <= beta_slow: transformers warns and builds its ramp anyway; the "
-        "package refuses it, because the pairs kept and the pairs interpolated then swap"
+        "YaRN with beta_fast <= beta_slow: transformers builds its ramp anyway, with a warning "
+        "when beta_fast is the smaller; the package refuses it, because the ramp runs from "
+        "the pairs kept to the pairs interpolated only when beta_fast is the larger"
     ),
     "high_freq_factor not above low_freq_factor": (
         "Llama 3 with high_freq_factor <= low_freq_factor: transformers warns and divides by "
@@ -238,7 +240,7 @@ def from_config(
     r"""The RoPE of a Hugging Face configuration (a ``config.json`` read into a dict).
 
     Args:
-        config: the configuration; the keys read are listed in [`rope_explained.hf`][], the
+        config: the configuration; the keys read are listed at the top of this module, the
             others ignored.
         seq_len: the length of the text, an integer in ``[1, 10**9]``, for the types that
             depend on it: ``"dynamic"`` (None: ``max_position_embeddings``, no scaling, as
