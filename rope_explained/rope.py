@@ -454,8 +454,9 @@ def rotary_width(d: int, partial_rotary_factor: float = 1.0) -> int:
     Hugging Face's ``dim``, which must be even.
 
     transformers accepts an odd width: it then takes \(\lceil w/2 \rceil\) frequencies
-    \(b^{-2i/w}\) with the odd \(w\) in the exponent and turns \(2\lceil w/2 \rceil\)
-    coordinates, one more than \(w\). The package refuses it (see
+    \(b^{-2i/w}\) with the odd \(w\) in the exponent, and a model that rotates as many
+    coordinates as its cos table has (Phi-3) turns \(2\lceil w/2 \rceil\), one more than
+    \(w\). The package refuses it (see
     [`rope_explained.hf.REFUSED`][]).
 
     Args:
@@ -473,7 +474,7 @@ def rotary_width(d: int, partial_rotary_factor: float = 1.0) -> int:
         raise ValueError(
             f"partial_rotary_factor={p!r} gives the rotary width int({d} * {p!r}) = {dim}, "
             "which must be an even number >= 2; transformers would take "
-            f"{(dim + 1) // 2} frequencies base**(-2i/{dim}) and turn {2 * ((dim + 1) // 2)} "
+            f"{(dim + 1) // 2} frequencies base^(-2i/{dim}) and turn {2 * ((dim + 1) // 2)} "
             "coordinates, so that the exponents do not run over the coordinates turned"
         )
     return dim
