@@ -19,9 +19,9 @@ the head and rotary widths, the frequencies \(\theta_i\) and the attention facto
 * a multimodal configuration's ``text_config``, when the top level has no rope fields.
 
 Every other key is ignored. A ``type`` of ``"su"``, Phi-3's first name for LongRoPE, is read as
-``"longrope"``, as transformers' Phi-3 configuration renames it (transformers 5.24 renames it
-after placing ``original_max_position_embeddings``, which it does for ``"longrope"`` only, and
-then raises a ``KeyError``; the package reads the top-level value as for ``"longrope"``). What
+``"longrope"``, as transformers' Phi-3 configuration renames it (the pinned transformers renames
+it after placing ``original_max_position_embeddings``, which it does for ``"longrope"`` only,
+and then raises a ``KeyError``; the package reads the top-level value as for ``"longrope"``). What
 transformers accepts (at most with a warning) but this
 package refuses is listed, with the reason, in [`REFUSED`][rope_explained.hf.REFUSED].
 """
