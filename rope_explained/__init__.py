@@ -7,8 +7,9 @@ hand-built heads (``rope_explained.heads``), the two-layer model and its traced 
 RoPE as released models run it (``rope_explained.real_models``), the additive sinusoidal
 encoding it replaces (``rope_explained.sinusoidal``), incremental decoding, padding and
 packing (``rope_explained.decoding``), RoPE in low-precision formats
-(``rope_explained.precision``) and context extension measured on the model
-(``rope_explained.extension``).
+(``rope_explained.precision``), context extension measured on the model
+(``rope_explained.extension``) and a Hugging Face configuration read as RoPE
+(``rope_explained.hf``).
 """
 
 from .conventions import half_to_interleaved, interleaved_to_half, rope_complex, rope_rotate_half

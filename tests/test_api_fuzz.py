@@ -55,6 +55,7 @@ from rope_explained import (
     extension,
     figures,
     heads,
+    hf,
     model,
     precision,
     real_models,
@@ -64,7 +65,7 @@ from rope_explained import (
 
 MODULES = (
     rope_explained, embedding, rope, conventions, heads, model, experiments, examples,
-    real_models, sinusoidal, extension, decoding, precision,
+    real_models, sinusoidal, extension, decoding, precision, hf,
 )  # fmt: skip
 FIGURE_API = (
     "register",
@@ -76,7 +77,7 @@ FIGURE_API = (
 )
 #: Records the package's functions return, made from checked settings: not entry points, so
 #: they check nothing themselves.
-RECORDS = (model.Trace,)
+RECORDS = (model.Trace, hf.HFRope)
 EXAMPLES_PER_CALLABLE = 30
 #: Fewer examples for callables whose valid calls take 30 ms or more (rendering a figure, hashing
 #: a module's import closure, an experiment at its default sizes).
@@ -119,6 +120,7 @@ def public_callables() -> dict[str, object]:
 
 
 CALLABLES = public_callables()
+SAMPLE_CONFIGS = [m["config"] for m in hf.released_configs()]
 SAMPLE_LAST = model.predict_last("abcab")
 SAMPLE_PROMPT = experiments.induction_prompts(1, 3, 12, seed=1)[0]
 SAMPLE_STEP = decoding.decode("abca")[-1]
@@ -245,6 +247,15 @@ VALID = {
     "low_freq_factor": lambda z: st.floats(0.5, 1.5),
     "high_freq_factor": lambda z: st.floats(2.0, 8.0),
     "ramp": lambda z: st.sampled_from(rope.YARN_RAMPS),
+    "truncate": lambda z: st.booleans(),
+    "attention_factor": lambda z: st.none() | st.floats(0.1, 10.0),
+    "mscale": lambda z: st.none() | st.floats(0.0, 2.0),
+    "mscale_all_dim": lambda z: st.none() | st.floats(0.0, 2.0),
+    "short_factor": lambda z: st.none() | arrays((z.d // 2,), st.floats(1.0, 10.0)),
+    "long_factor": lambda z: st.none() | arrays((z.d // 2,), st.floats(1.0, 10.0)),
+    "partial_rotary_factor": lambda z: st.just(1.0),
+    "rotary_dim": lambda z: st.none() | st.just(z.d),
+    "layer_type": lambda z: st.none(),
     "W": lambda z: arrays((z.d, z.D)),
     "n_heads": lambda z: st.just(1),
     "rotary_dims": lambda z: st.none() | st.just(z.d),
@@ -307,6 +318,13 @@ OVERRIDES = {
         "seq_len": lambda z: st.integers(1, 10**5),
     },
     "rope_explained.rope.frequencies": {"d": lambda z: st.sampled_from([4, 8, 16, 64])},
+    "rope_explained.rope.DynamicNTKState": {"d": lambda z: st.sampled_from([4, 8, 64])},
+    "rope_explained.rope.longrope_attention_factor": {
+        "original_max_position": lambda z: st.integers(2, 10**5),
+    },
+    "rope_explained.hf.from_config": {
+        "config": lambda z: st.sampled_from(SAMPLE_CONFIGS),
+    },
     "rope_explained.model.Config": {
         "factor": lambda z: st.none(),
         "original_max_position": lambda z: st.none(),

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,12 +22,14 @@ from hypothesis import strategies as st
 from pages import value
 
 from rope_explained import extension as X
+from rope_explained import hf
 from rope_explained.embedding import VOCAB
 from rope_explained.figures.paper_to_code import context_extension as page
 from rope_explained.model import Config, forward, predict_last
 from rope_explained.rope import frequencies, scaled_frequencies
 
 L = page.L
+ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = [
     {},
     {"scaling": "linear", "factor": 2.0, "original_max_position": 64},
@@ -546,3 +550,14 @@ def test_linear_scaling_flattens_layer0_rather_than_shifting_it(s):
             fast += VOCAB[int(i)] == p.text[k]
             slow += last(p.text, cfg_items).prediction == p.text[k]
     assert fast == slow <= shifted
+
+
+def test_the_page_lists_every_refusal_once_in_order():
+    """The section on what from_config refuses prints every entry of hf.REFUSED, and its
+    stated count is that number."""
+    text = (ROOT / "docs" / "paper-to-code" / "context-extension.md").read_text()
+    listed = [int(i) for i in re.findall(r'\{\{ value\("ctx-refused-(\d+)"\) \}\}', text)]
+    assert listed == list(range(len(hf.REFUSED)))
+    assert value("ctx-refused-count") == str(len(hf.REFUSED))
+    for i, name in enumerate(hf.REFUSED):
+        assert value(f"ctx-refused-{i}") == f"**{name}**: {hf.REFUSED[name]}"

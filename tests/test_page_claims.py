@@ -96,6 +96,10 @@ def test_every_value_is_one_line_that_parses(value_id):
         assert re.fullmatch(r"none|\d{1,3}(,\d{3})*\+?", text)  # the table's notation
     elif value_id.startswith("embedding-slot-"):
         assert re.fullmatch(r"\d+(–\d+)?", text)
+    elif value_id == "ctx-rope-types":  # names as code, comma-separated
+        assert re.fullmatch(r"`[a-z0-9]+`(, `[a-z0-9]+`)+", text)
+    elif re.fullmatch(r"ctx-refused-\d+", value_id):  # a name in bold, then its sentence
+        assert re.fullmatch(r"\*\*[^*]+\*\*: [^*`]+", text)
     elif "-src-" in value_id:  # a cited source: the link at the pinned version (test_sources.py)
         assert text == source_link(value_id.split("-src-", 1)[1])
     elif "–" in text:  # a range (over seeds, say): two numbers, the lower first

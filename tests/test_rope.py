@@ -282,7 +282,7 @@ def test_factor_one_changes_nothing():
             "factor",
         ),
         (
-            lambda: scaled_frequencies(8, method="dynamic", factor=2, original_max_position=8),
+            lambda: scaled_frequencies(8, method="dynamic_ntk", factor=2, original_max_position=8),
             "method",
         ),
         (

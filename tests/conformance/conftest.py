@@ -13,9 +13,13 @@ The modules:
   mask of packing);
 * ``test_sources.py``: the installed versions are the stated ones, and every line range the
   pages cite still holds its code;
-* ``hf_config.py`` and ``test_hf_config.py``: a transformers configuration read as the
-  package's parameters, the entry point through which tests written against transformers run
-  the package; what the package does not model raises ``hf_config.Unsupported`` by name;
+* ``hf_config.py`` and ``test_hf_config.py``: a transformers configuration read by
+  ``rope_explained.hf.from_config``, the entry point through which tests written against
+  transformers run the package, on every rope type and setting of transformers 5;
+* ``test_released_configs.py``: the released configurations the package ships, read by the
+  models' own configuration classes and rotary modules; ``test_rope_modules.py``: dynamic
+  NTK's memory and partial rotary as the modules apply them; ``test_refused.py``: what
+  transformers does with each input ``rope_explained.hf.REFUSED`` lists;
 * ``test_hf_rope_utils.py``: Hugging Face's own RoPE tests, ported case by case with their
   inputs and tolerances, each run on the package and on transformers. A port of further
   Hugging Face tests goes beside it, one module per test file of theirs, named after it.

@@ -1,82 +1,44 @@
 """transformers' RoPE configuration, read as the package's parameters.
 
 ``package_frequencies(config, seq_len)`` takes what transformers' ``ROPE_INIT_FUNCTIONS`` take,
-a ``PreTrainedConfig`` with ``rope_parameters`` (and ``seq_len`` for the dynamic type), and calls
-``rope_explained.rope.scaled_frequencies`` (or ``frequencies`` for the default type) with the
-same meaning, so that a test written against transformers, Hugging Face's own tests included,
-can run the package on the same input. What the package does not model raises
-``Unsupported`` with the reason, so that a ported case fails loudly instead of passing on a
-different question; ``UNSUPPORTED`` lists each such feature.
+a ``PreTrainedConfig`` (and ``seq_len`` for the types that read the length), hands its rope
+fields to ``rope_explained.hf.from_config`` as a ``config.json`` would give them, and returns
+the package's ``(inv_freq, attention_factor)``, so that a test written against transformers,
+Hugging Face's own tests included, can run the package on the same input.
 """
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
-from rope_explained.rope import frequencies, scaled_frequencies
+from rope_explained.hf import from_config
 
-# transformers' rope_type -> the package's method
-METHODS = {"linear": "linear", "dynamic": "dynamic-ntk", "yarn": "yarn", "llama3": "llama3"}
-
-UNSUPPORTED = {
-    "longrope": "LongRoPE's per-pair short and long factors (Phi-3, Phi-4)",
-    "proportional": "the proportional type",
-    "attention_factor": "YaRN's attention_factor given explicitly (the package derives it)",
-    "mscale": "YaRN's mscale and mscale_all_dim (DeepSeek-V3)",
-    "truncate": "YaRN with truncate=False (gpt-oss): the ramp's ends not rounded",
-    "partial_rotary_factor": "a partial rotary factor below 1 as a rope parameter",
-    "factor-default": "YaRN's factor derived from max_position_embeddings when not given",
-}
+#: the fields ``from_config`` reads besides the rope parameters, when the configuration has them
+FIELDS = (
+    "head_dim",
+    "hidden_size",
+    "num_attention_heads",
+    "max_position_embeddings",
+    "original_max_position_embeddings",
+    "partial_rotary_factor",
+)
 
 
-class Unsupported(NotImplementedError):
-    """A configuration that uses a feature the package does not model (``UNSUPPORTED``)."""
-
-
-def _refuse(feature: str) -> None:
-    raise Unsupported(f"{feature}: {UNSUPPORTED[feature]}")
-
-
-def package_frequencies(config, seq_len: int | None = None) -> tuple[np.ndarray, float]:
-    """The package's ``(inv_freq, attention_factor)`` for a transformers configuration."""
+def as_config_json(config) -> dict:
+    """The rope fields of a transformers configuration, as a ``config.json`` dict."""
     config.standardize_rope_params()
-    rope = dict(config.rope_parameters)
-    rope_type = rope.get("rope_type", "default")
-    head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
-    if rope.get("partial_rotary_factor", 1.0) != 1.0:
-        _refuse("partial_rotary_factor")
-    base = float(rope["rope_theta"])
-    if rope_type == "default":
-        return frequencies(head_dim, base), 1.0
-    if rope_type not in METHODS:
-        _refuse(rope_type)
-    kwargs = {}
-    if rope_type in ("linear", "dynamic"):
-        # both read the original context as the configuration's max_position_embeddings
-        L = config.max_position_embeddings
-        if rope_type == "dynamic":
-            # transformers: seq_len defaults to, and is raised to, max_position_embeddings
-            kwargs["seq_len"] = max(int(seq_len or L), L)
-    else:
-        L = rope["original_max_position_embeddings"]
-    if rope_type == "yarn":
-        for feature in ("attention_factor", "mscale", "mscale_all_dim"):
-            if rope.get(feature) is not None:
-                _refuse("mscale" if feature.startswith("mscale") else feature)
-        if rope.get("truncate", True) is not True:
-            _refuse("truncate")
-        if rope.get("factor") is None:
-            _refuse("factor-default")
-        kwargs["beta_fast"] = float(rope.get("beta_fast") or 32)
-        kwargs["beta_slow"] = float(rope.get("beta_slow") or 1)
-    if rope_type == "llama3":
-        kwargs["low_freq_factor"] = float(rope["low_freq_factor"])
-        kwargs["high_freq_factor"] = float(rope["high_freq_factor"])
-    return scaled_frequencies(
-        head_dim,
-        base=base,
-        method=METHODS[rope_type],
-        factor=float(rope["factor"]),
-        original_max_position=int(L),
-        **kwargs,
-    )
+    fields = {"rope_parameters": copy.deepcopy(dict(config.rope_parameters))}
+    for key in FIELDS:
+        if getattr(config, key, None) is not None:
+            fields[key] = getattr(config, key)
+    return fields
+
+
+def package_frequencies(
+    config, seq_len: int | None = None, layer_type: str | None = None
+) -> tuple[np.ndarray, float]:
+    """The package's ``(inv_freq, attention_factor)`` for a transformers configuration."""
+    rope = from_config(as_config_json(config), seq_len=seq_len, layer_type=layer_type)
+    return np.array(rope.inv_freq), rope.attention_factor

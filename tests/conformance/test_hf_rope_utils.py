@@ -9,13 +9,16 @@ float32 tensors (its defaults, rtol 1.3e-6 and atol 1e-5), Hugging Face's margin
 exact equalities for attention factors. Every case also runs on the installed transformers
 itself, so that a case that no longer describes transformers fails as well.
 
-Ported, the cases on the types the package models: the default frequencies, linear, dynamic
-NTK (no scaling up to the original length, a snapshot at 16,384), YaRN (the attention factor,
-the bounds, beta_fast = 1000, a snapshot) and Llama 3 (the attention factor, the bounds,
-high_freq_factor = 1000, a snapshot). Not ported: ``test_rope_validation`` and the
+Ported, every numerical case: the default frequencies, linear, dynamic NTK (no scaling up to
+the original length, a snapshot at 16,384), YaRN (the attention factor, derived and given
+outright, the bounds, beta_fast = 1000, a snapshot), LongRoPE (the attention factor, derived
+and given outright, the short and the long factors) and Llama 3 (the attention factor, the
+bounds, high_freq_factor = 1000, a snapshot). LongRoPE's Check 3 is adapted to transformers 5,
+which chooses the long factors by the length of the text (``seq_len`` past the original
+context) where the stored test chose them by ``factor > 1``; the stored reading is kept as a
+case transformers 5 no longer passes. Not ported: ``test_rope_validation`` and the
 ``*_function_bc`` cases (transformers' own argument handling, with no counterpart in the
-package); ``test_longrope_rope_numerically`` and YaRN's explicit ``attention_factor`` (Check 1,
-second half), which the package does not model (``hf_config.UNSUPPORTED``).
+package).
 """
 
 from __future__ import annotations
@@ -178,6 +181,13 @@ def test_yarn_attention_factor_default(impl, factor):
 
 
 @pytest.mark.parametrize("impl", IMPLEMENTATIONS)
+@pytest.mark.parametrize("factor", [2.0, 10.0, 20.0])
+def test_yarn_attention_factor_given(impl, factor):
+    _, attention_scale = rope_fn(impl, _yarn(factor, attention_factor=0.5), seq_len=1)
+    assert attention_scale == 0.5
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
 def test_yarn_rope_numerically(impl):
     factor, margin = 10.0, 1e-8
     default = default_inv_freq(impl, native=True)
@@ -194,6 +204,48 @@ def test_yarn_rope_numerically(impl):
     # the snapshot
     inv_freq, _ = rope_fn(impl, _yarn(factor, beta_fast=32, beta_slow=1))
     torch.testing.assert_close(inv_freq, expected(YARN_EXPECTED))
+
+
+HEAD = 128  # LlamaConfig's hidden_size // num_attention_heads
+SHORT = [2.0] * (HEAD // 2)
+LONG = torch.ones(HEAD // 2).cumsum(0).tolist()
+
+
+def _longrope(factor: float, **more) -> dict:
+    return {"rope_type": "longrope", "factor": factor, "short_factor": SHORT, "long_factor": LONG,
+            **more}  # fmt: skip
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
+@pytest.mark.parametrize("factor", [2.0, 10.0, 20.0])
+def test_longrope_attention_factor(impl, factor):
+    # transformers 5 sets the original length to max_position_embeddings (2048) when absent
+    _, attention_scale = rope_fn(impl, _longrope(factor))
+    assert attention_scale == math.sqrt(1 + math.log(factor) / math.log(2048))
+    _, attention_scale = rope_fn(impl, _longrope(factor, attention_factor=0.5), seq_len=1)
+    assert attention_scale == 0.5
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
+def test_longrope_rope_numerically(impl):
+    default = default_inv_freq(impl)
+    # Check 2: factor 1, the short factors
+    inv_freq, _ = rope_fn(impl, _longrope(1.0))
+    torch.testing.assert_close(inv_freq, default / torch.tensor(SHORT))
+    # Check 3, as transformers 5 reads it: a text longer than the original 2,048 positions
+    inv_freq, _ = rope_fn(impl, _longrope(10.0), seq_len=2049)
+    torch.testing.assert_close(inv_freq, default / torch.tensor(LONG))
+    inv_freq, _ = rope_fn(impl, _longrope(10.0), seq_len=2048)
+    torch.testing.assert_close(inv_freq, default / torch.tensor(SHORT))
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
+def test_longrope_no_longer_chooses_by_factor(impl):
+    """The stored Check 3 (factor 10, no length: the long factors) describes neither
+    transformers 5 nor the package: both give the short factors."""
+    inv_freq, _ = rope_fn(impl, _longrope(10.0))
+    with pytest.raises(AssertionError):
+        torch.testing.assert_close(inv_freq, default_inv_freq(impl) / torch.tensor(LONG))
 
 
 def _llama3(factor: float, high: float = 4) -> dict:
@@ -232,6 +284,8 @@ def test_llama3_rope_numerically(impl):
         ({"rope_type": "linear", "factor": 10.0}, YARN_EXPECTED),  # YaRN read as linear
         (_llama3(10.0, high=2), LLAMA3_EXPECTED),  # another band
         ({"rope_type": "dynamic", "factor": 20.0}, DYNAMIC_EXPECTED),  # another factor
+        (_yarn(10.0, truncate=False), YARN_EXPECTED),  # the ramp's ends not rounded
+        ({"rope_type": "linear", "factor": 10.0, "partial_rotary_factor": 1.0}, LLAMA3_EXPECTED),
     ],
 )
 def test_the_port_catches_a_wrong_schedule(rope, snapshot):

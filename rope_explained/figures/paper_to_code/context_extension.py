@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ... import hf
 from ...embedding import VOCAB
 from ...extension import (
     distance_prompts,
@@ -24,7 +25,7 @@ from ...extension import (
     sweep_distances,
 )
 from ...model import Config
-from ...rope import frequencies, scaled_frequencies, yarn_keep
+from ...rope import ROPE_TYPES, frequencies, scaled_frequencies, yarn_keep
 from ...sources import source_link
 from .. import register, value
 from ..style import COLORS, legend_columns, new_figure
@@ -921,3 +922,32 @@ CITED = (
 ``ctx-src-KEY``."""
 for _key in CITED:
     value(f"ctx-src-{_key}", key=_key)(_cited)
+
+
+@value("ctx-rope-types")
+def ctx_rope_types() -> str:
+    """transformers' rope types (``rope_explained.rope.ROPE_TYPES``), as code, comma-separated."""
+    return ", ".join(f"`{t}`" for t in ROPE_TYPES)
+
+
+@value("ctx-released-count")
+def ctx_released_count() -> str:
+    """How many released configurations the package ships (``hf.released_configs``)."""
+    return str(len(hf.released_configs()))
+
+
+@value("ctx-refused-count")
+def ctx_refused_count() -> str:
+    """How many inputs transformers accepts and ``rope_explained.hf.from_config`` refuses."""
+    return str(len(hf.REFUSED))
+
+
+def ctx_refused(index: int = 0) -> str:
+    """Entry ``index`` of ``rope_explained.hf.REFUSED``: its name in bold, then what
+    transformers does with the input and why the package refuses it."""
+    name = list(hf.REFUSED)[index]
+    return f"**{name}**: {hf.REFUSED[name]}"
+
+
+for _index in range(len(hf.REFUSED)):
+    value(f"ctx-refused-{_index}", index=_index)(ctx_refused)
