@@ -42,12 +42,12 @@ from .heads import Weights
 from .model import (
     Config,
     Trace,
+    _rotate,
     build_weights,
     embed,
     forward_tokens,
     make_config,
     rope_frequencies,
-    rotate,
     softmax,
 )
 
@@ -206,19 +206,19 @@ def decode_step(
     n = cache.positions
     k0, k1 = cache.k0, cache.k1
     if fault == "rotate-again":  # the bug: the cached (already rotated) keys turn once more
-        k0, k1 = af * rotate(k0, n, cfg, theta), af * rotate(k1, n, cfg, theta)
+        k0, k1 = af * _rotate(k0, n, cfg, theta), af * _rotate(k1, n, cfg, theta)
 
     h0 = embed([token], cfg)  # (1, D)
     # Layer 0: rotate the new key and query at p; the cached keys are used as they are
-    k0 = np.vstack([k0, af * rotate(h0 @ W.L0.W_k.T, p, cfg, theta)])  # (T, d)
+    k0 = np.vstack([k0, af * _rotate(h0 @ W.L0.W_k.T, p, cfg, theta)])  # (T, d)
     v0 = np.vstack([cache.v0, h0 @ W.L0.W_v.T])  # (T, d)
-    q0 = af * rotate(h0 @ W.L0.W_q.T, p, cfg, theta)  # (1, d)
+    q0 = af * _rotate(h0 @ W.L0.W_q.T, p, cfg, theta)  # (1, d)
     A0 = softmax((q0 @ k0.T)[0])  # (T,)  the new row of A^(0)
     h1 = h0 + (A0 @ v0) @ W.L0.W_o.T  # (1, D)
     # Layer 1
-    k1 = np.vstack([k1, af * rotate(h1 @ W.L1.W_k.T, p, cfg, theta)])  # (T, d)
+    k1 = np.vstack([k1, af * _rotate(h1 @ W.L1.W_k.T, p, cfg, theta)])  # (T, d)
     v1 = np.vstack([cache.v1, h1 @ W.L1.W_v.T])  # (T, d)
-    q1 = af * rotate(h1 @ W.L1.W_q.T, p, cfg, theta)  # (1, d)
+    q1 = af * _rotate(h1 @ W.L1.W_q.T, p, cfg, theta)  # (1, d)
     A1 = softmax((q1 @ k1.T)[0])  # (T,)
     h2 = h1 + (A1 @ v1) @ W.L1.W_o.T  # (1, D)
     probs = softmax(h2[0] @ W.readout.W_out.T + W.readout.b_out)  # (V,)

@@ -43,11 +43,11 @@ from .experiments import InductionPrompt
 from .model import (
     Config,
     _layer1_theta,
+    _rotate,
     build_weights,
     embed,
     make_config,
     rope_frequencies,
-    rotate,
     softmax,
 )
 
@@ -100,7 +100,7 @@ def _kernel_at(cfg: Config, T: int) -> np.ndarray:
     theta, af = rope_frequencies(cfg, seq_len=T)
     a, b = W.L0.W_q[:, 0], W.L0.W_k[:, 0]  # (d,) query and key before rotation
     delta = np.arange(T, dtype=np.float64)
-    qa = rotate(np.broadcast_to(a, (T, a.size)), delta, cfg, theta)  # (T, d): R_delta a
+    qa = _rotate(np.broadcast_to(a, (T, a.size)), delta, cfg, theta)  # (T, d): R_delta a
     f = af * af * (qa @ b)  # (T,)
     f.flags.writeable = False
     return f

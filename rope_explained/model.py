@@ -62,7 +62,14 @@ from .heads import (
     previous_token_weights,
     readout_weights,
 )
-from .rope import LAYOUTS, MAX_FACTOR, SCALING_METHODS, apply_rope, frequencies, scaled_frequencies
+from .rope import (
+    LAYOUTS,
+    MAX_FACTOR,
+    SCALING_METHODS,
+    _rotate_pairs,
+    frequencies,
+    scaled_frequencies,
+)
 
 MAX_LETTERS = _checks.MAX_LETTERS
 """The longest text [`forward`][] accepts, 8,192 letters. The trace holds four T x T float64
@@ -303,19 +310,26 @@ def causal_softmax(scores: np.ndarray, mask: np.ndarray | None = None) -> np.nda
     T = scores.shape[-1]
     if mask is not None:
         mask = check_mask(mask, T)
+    with np.errstate(invalid="ignore"):  # a NaN, +inf or a row of -inf gives NaN weights
+        A = _causal_softmax(scores, mask)
+    if not np.isfinite(A.sum()):
+        raise ValueError(
+            "scores must be finite on and below the diagonal (-inf allowed, but not a whole "
+            "row); got NaN or +inf there, or a row of -inf"
+        )
+    return A
+
+
+def _causal_softmax(scores: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """[`causal_softmax`][] for scores and a mask it has checked (or the package's own)."""
+    T = scores.shape[-1]
     A = np.array(scores, dtype=np.float64)  # a copy: the caller's scores are kept
     if mask is None:
         for m in range(T - 1):
             A[..., m, m + 1 :] = -np.inf  # key n > m is not visible to query m
     else:
         np.copyto(A, -np.inf, where=~mask)
-    row_max = A.max(axis=-1, keepdims=True)  # the diagonal is always visible
-    if not np.isfinite(row_max).all():
-        raise ValueError(
-            "scores must be finite on and below the diagonal (-inf allowed, but not a whole "
-            "row); got NaN or +inf there, or a row of -inf"
-        )
-    A -= row_max
+    A -= A.max(axis=-1, keepdims=True)  # each row's largest visible score
     np.exp(A, out=A)
     A /= A.sum(axis=-1, keepdims=True)
     return A
@@ -344,6 +358,11 @@ def softmax(logits: np.ndarray) -> np.ndarray:
         array([0.25, 0.75])
     """
     logits = check_array("logits", logits, ndim=(1, 32), max_size=MAX_ARRAY_SIZE)
+    return _softmax(logits)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    """[`softmax`][] of finite logits (checked by it, or the package's own)."""
     z = logits - logits.max(axis=-1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=-1, keepdims=True)
@@ -407,22 +426,16 @@ def _layer1_theta(config: Config, theta: np.ndarray) -> np.ndarray:
     return theta if config.layer1_rotary else np.zeros_like(theta)
 
 
-def rotate(x: np.ndarray, positions: np.ndarray, config: Config, theta: np.ndarray) -> np.ndarray:
+def _rotate(x: np.ndarray, positions: np.ndarray, config: Config, theta: np.ndarray) -> np.ndarray:
     r"""\(R_{\Theta,m}\,x_m\) for every row of ``x`` (``(T, d)``) at its position: the first
     ``rotary_dims`` coordinates turn by ``theta`` (``(rotary_dims / 2,)``) in
-    ``config.layout``, the rest stay."""
-    if not isinstance(config, Config):
-        raise ValueError(f"config must be a Config (see make_config); got {show(config)}")
+    ``config.layout``, the rest stay. For the package's own passes, whose arguments
+    [`Config`][] and the public entry points have checked."""
     r = config.rotary_dims
-    x = check_array("x", x, ndim=2, min_size=0, max_abs=1e150)
-    if x.shape[-1] != config.d:
-        raise ValueError(f"x must have shape (T, d) with d = {config.d}; got shape {x.shape}")
-    positions = check_array("positions", positions, shape=(x.shape[0],), min_size=0, max_abs=1e12)
-    theta = check_array("theta", theta, shape=(r // 2,))
     if r == x.shape[-1]:
-        return apply_rope(x, positions, layout=config.layout, inv_freq=theta)
+        return _rotate_pairs(x, positions, theta, config.layout)
     out = np.array(x)  # (T, d)
-    out[..., :r] = apply_rope(x[..., :r], positions, layout=config.layout, inv_freq=theta)
+    out[..., :r] = _rotate_pairs(x[..., :r], positions, theta, config.layout)
     return out
 
 
@@ -511,10 +524,10 @@ def forward_tokens(
     # Layer 0: previous-token head
     k0_pre = h0 @ L0.W_k.T  # (T, d)  W_k h_n = c
     q0_pre = h0 @ L0.W_q.T  # (T, d)  W_q h_m = alpha R_{-1} c
-    k0 = af * rotate(k0_pre, n, cfg, theta)  # (T, d)  k_n = R_n W_k h_n
-    q0 = af * rotate(q0_pre, m, cfg, theta)  # (T, d)  q_m = R_m W_q h_m
+    k0 = af * _rotate(k0_pre, n, cfg, theta)  # (T, d)  k_n = R_n W_k h_n
+    q0 = af * _rotate(q0_pre, m, cfg, theta)  # (T, d)  q_m = R_m W_q h_m
     scores0 = q0 @ k0.T  # (T, T)  [m, n] = q_m^T k_n
-    A0 = causal_softmax(scores0, mask)  # (T, T)  softmax over the visible n <= m
+    A0 = _causal_softmax(scores0, mask)  # (T, T)  softmax over the visible n <= m
     v0 = h0 @ L0.W_v.T  # (T, d)  V h_n
     o0 = (A0 @ v0) @ L0.W_o.T  # (T, D)  o_m = W_o sum_n A_mn v_n
     h1 = h0 + o0  # (T, D)  residual add
@@ -522,16 +535,16 @@ def forward_tokens(
     k1_pre = h1 @ L1.W_k.T  # (T, d)
     q1_pre = h1 @ L1.W_q.T  # (T, d)
     theta1 = _layer1_theta(cfg, theta)  # theta, or zeros when layer 1 has no RoPE
-    k1 = af * rotate(k1_pre, n, cfg, theta1)  # (T, d)
-    q1 = af * rotate(q1_pre, m, cfg, theta1)  # (T, d)
+    k1 = af * _rotate(k1_pre, n, cfg, theta1)  # (T, d)
+    q1 = af * _rotate(q1_pre, m, cfg, theta1)  # (T, d)
     scores1 = q1 @ k1.T  # (T, T)
-    A1 = causal_softmax(scores1, mask)  # (T, T)
+    A1 = _causal_softmax(scores1, mask)  # (T, T)
     v1 = h1 @ L1.W_v.T  # (T, d)
     o1 = (A1 @ v1) @ L1.W_o.T  # (T, D)
     h2 = h1 + o1  # (T, D)  residual add
     # Readout
     logits = h2 @ out.W_out.T + out.b_out  # (T, V)
-    probs = softmax(logits)  # (T, V)
+    probs = _softmax(logits)  # (T, V)
 
     return Trace(
         config=cfg, tokens=list(tokens), vocab=list(VOCAB), positions=m, mask=mask,
@@ -631,8 +644,8 @@ def predict_last(text: str, **config) -> LastPosition:
 
     h0 = embed(tokens, cfg)  # (T, D)
     # Layer 0, ROWS queries at a time: the scores of a block of rows against every key
-    k0 = af * rotate(h0 @ L0.W_k.T, n, cfg, theta)  # (T, d)
-    q0 = af * rotate(h0 @ L0.W_q.T, m, cfg, theta)  # (T, d)
+    k0 = af * _rotate(h0 @ L0.W_k.T, n, cfg, theta)  # (T, d)
+    q0 = af * _rotate(h0 @ L0.W_q.T, m, cfg, theta)  # (T, d)
     v0 = h0 @ L0.W_v.T  # (T, d)
     o0 = np.empty_like(v0)  # (T, d): sum_n A_mn v_n, before W_o
     previous, peak = np.zeros(T - 1), np.empty(T, dtype=np.int64)
@@ -646,11 +659,11 @@ def predict_last(text: str, **config) -> LastPosition:
     h1 = h0 + o0 @ L0.W_o.T  # (T, D)
     # Layer 1 and the readout: the last query only
     theta1 = _layer1_theta(cfg, theta)
-    k1 = af * rotate(h1 @ L1.W_k.T, n, cfg, theta1)  # (T, d)
-    q1 = af * rotate(h1[-1:] @ L1.W_q.T, m[-1:], cfg, theta1)  # (1, d)
+    k1 = af * _rotate(h1 @ L1.W_k.T, n, cfg, theta1)  # (T, d)
+    q1 = af * _rotate(h1[-1:] @ L1.W_q.T, m[-1:], cfg, theta1)  # (1, d)
     A1 = _causal_softmax_rows(q1 @ k1.T, T - 1)[0]  # (T,) the last row of A^(1)
     h2 = h1[-1] + (A1 @ (h1 @ L1.W_v.T)) @ L1.W_o.T  # (D,)
-    probs = softmax(h2 @ out.W_out.T + out.b_out)  # (V,)
+    probs = _softmax(h2 @ out.W_out.T + out.b_out)  # (V,)
     return LastPosition(cfg, tokens, probs, A1, previous, peak)
 
 

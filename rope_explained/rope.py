@@ -159,14 +159,16 @@ def cos_sin_table(positions: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray,
     """
     p = check_array("positions", positions, ndim=1, min_size=0)
     t = check_array("theta", theta, ndim=1, min_size=0)
-    return _cos_sin(p, t)
+    _check_angles(p, t)
+    angle = np.outer(p, t)  # (seq, d/2): m theta_i
+    return np.cos(angle), np.sin(angle)
 
 
-def _cos_sin(
-    p: np.ndarray, t: np.ndarray, theta_name: str = "theta"
-) -> tuple[np.ndarray, np.ndarray]:
-    """The tables for checked float64 positions and frequencies (see [`cos_sin_table`][]);
-    ``theta_name`` is what the caller calls the frequencies, for messages."""
+def _check_angles(positions: np.ndarray, theta: np.ndarray, theta_name: str = "theta") -> None:
+    r"""Refuse a table of angles \(m\theta_i\) too large to build or to compute: checked
+    float64 ``positions`` and frequencies ``theta``; ``theta_name`` is what the caller calls
+    the frequencies, for messages."""
+    p, t = positions, theta
     check_size(f"len(positions) x len({theta_name})", p.size * t.size)
     if p.size and t.size and float(np.abs(p).max()) * float(np.abs(t).max()) > 1e300:
         raise ValueError(
@@ -174,8 +176,35 @@ def _cos_sin(
             f"positions up to {float(np.abs(p).max()):g} and {theta_name} up to "
             f"{float(np.abs(t).max()):g}"
         )
-    angle = np.outer(p, t)  # (seq, d/2): m theta_i
-    return np.cos(angle), np.sin(angle)
+
+
+# --8<-- [start:rotate_pairs]
+def _rotate_pairs(
+    x: np.ndarray, positions: np.ndarray, theta: np.ndarray, layout: str
+) -> np.ndarray:
+    r"""The rotation of [`apply_rope`][], for arguments it has checked: ``x`` of shape
+    ``(..., seq, d)``, float64 ``positions`` of shape ``(seq,)``, ``theta`` of shape
+    ``(d/2,)`` and a layout of [`LAYOUTS`][]. It checks nothing itself: the package's model
+    calls it with what [`Config`][rope_explained.model.Config] has checked."""
+    d = x.shape[-1]
+    angle = np.outer(positions, theta)  # (seq, d/2): m theta_i, in float64
+    cos = np.cos(angle).astype(x.dtype, copy=False)
+    sin = np.sin(angle).astype(x.dtype, copy=False)
+    if layout == "interleaved":
+        a, b = x[..., 0::2], x[..., 1::2]  # (..., seq, d/2) each
+    else:
+        a, b = x[..., : d // 2], x[..., d // 2 :]
+    out = np.empty_like(x)
+    if layout == "interleaved":
+        out[..., 0::2] = a * cos - b * sin
+        out[..., 1::2] = a * sin + b * cos
+    else:
+        out[..., : d // 2] = a * cos - b * sin
+        out[..., d // 2 :] = a * sin + b * cos
+    return out
+
+
+# --8<-- [end:rotate_pairs]
 
 
 # --8<-- [start:apply_rope]
@@ -251,22 +280,10 @@ def apply_rope(
         theta = _theta(d, base)
     else:
         theta = check_array("inv_freq", inv_freq, shape=(d // 2,))
-    # --8<-- [start:apply_rope_rotate]
-    cos, sin = _cos_sin(positions, theta, "theta" if inv_freq is None else "inv_freq")
-    cos, sin = cos.astype(x.dtype, copy=False), sin.astype(x.dtype, copy=False)
-    if layout == "interleaved":
-        a, b = x[..., 0::2], x[..., 1::2]  # (..., seq, d/2) each
-    else:
-        a, b = x[..., : d // 2], x[..., d // 2 :]
-    out = np.empty_like(x)
-    if layout == "interleaved":
-        out[..., 0::2] = a * cos - b * sin
-        out[..., 1::2] = a * sin + b * cos
-    else:
-        out[..., : d // 2] = a * cos - b * sin
-        out[..., d // 2 :] = a * sin + b * cos
-    return out
-    # --8<-- [end:apply_rope_rotate]
+    _check_angles(positions, theta, "theta" if inv_freq is None else "inv_freq")
+    # --8<-- [start:apply_rope_call]
+    return _rotate_pairs(x, positions, theta, layout)
+    # --8<-- [end:apply_rope_call]
 
 
 # --8<-- [end:apply_rope]

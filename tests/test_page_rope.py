@@ -42,26 +42,37 @@ def test_llama_layouts_are_attributed_correctly():
 
 def test_rope_code_listing_shows_the_real_rotating_lines():
     src = Path(rope_module.__file__).read_text(encoding="utf-8")
-    for name in ("apply_rope", "apply_rope_signature", "apply_rope_rotate"):
+    sections = ("apply_rope", "apply_rope_signature", "apply_rope_call", "rotate_pairs")
+    for name in sections:
         assert src.count(f"# --8<-- [start:{name}]") == 1
         assert src.count(f"# --8<-- [end:{name}]") == 1
-    for name in ("apply_rope_signature", "apply_rope_rotate"):
+    for name in sections[1:]:
         assert f'--8<-- "rope_explained/rope.py:{name}"' in PAGE
 
     def section(name):
         body = src.split(f"# --8<-- [start:{name}]\n")[1].split(f"# --8<-- [end:{name}]")[0]
         return [ln for ln in body.splitlines() if "--8<--" not in ln]
 
-    # the full section is the function itself (marker lines aside)
-    source = inspect.getsource(rope_module.apply_rope)
-    own = [ln for ln in source.splitlines() if "--8<--" not in ln]
-    assert "\n".join(section("apply_rope")).strip() == "\n".join(own).strip()
-    shown = section("apply_rope_signature") + section("apply_rope_rotate")
-    assert len(shown) < 30 and shown[0].startswith("def apply_rope(")
-    assert any("a * cos - b * sin" in ln for ln in shown)
+    # the full sections are the functions themselves (marker lines aside)
+    for name, function in (
+        ("apply_rope", rope_module.apply_rope),
+        ("rotate_pairs", rope_module._rotate_pairs),
+    ):
+        own = [ln for ln in inspect.getsource(function).splitlines() if "--8<--" not in ln]
+        assert "\n".join(section(name)).strip() == "\n".join(own).strip()
+    shown = section("apply_rope_signature") + section("apply_rope_call")
+    assert len(shown) < 20 and shown[0].startswith("def apply_rope(")
+    assert [ln.strip() for ln in shown if ln.strip()][-1] == (
+        "return _rotate_pairs(x, positions, theta, layout)"
+    )
+    rotating = section("rotate_pairs")
+    assert any("a * cos - b * sin" in ln for ln in rotating)
+    shown += rotating
     assert not any("check_" in ln or "raise" in ln for ln in shown)  # no validation shown
     # the listing and the elision line form valid Python
-    code = "\n".join(section("apply_rope_signature") + ["    ..."] + section("apply_rope_rotate"))
+    code = "\n".join(
+        section("apply_rope_signature") + ["    ..."] + section("apply_rope_call") + rotating
+    )
     compile(code, "listing", "exec")
 
 
