@@ -30,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy  # noqa: F401 (loads the BLAS that threadpool_limits below limits)
 import pytest
 from hypothesis import settings
 from readers import VIEWS, is_print_page, visit_every_page
@@ -57,7 +58,7 @@ sys.path.insert(0, str(DOCS / "hooks"))  # the tests use the hooks' page scanner
 # The package's matrices are small and many: one BLAS thread computes them faster than two that
 # hand work over, and leaves the other core to the build, the browsers and the second rendering
 # that run beside the tests. The build (docs/hooks/hooklib.py) and that rendering do the same.
-threadpool_limits(limits=1, user_api="blas")
+threadpool_limits(limits=1, user_api="blas")  # the BLAS numpy loaded (imported above)
 
 SUMMARY_KEY = pytest.StashKey[list]()
 SESSION_START = time.monotonic()
@@ -182,7 +183,7 @@ def _serve_site(site_build) -> str:
 
 #: ``python -m rope_explained.figures`` on one BLAS thread, as the build renders them
 ONE_THREAD_FIGURES = (
-    "import sys; from threadpoolctl import threadpool_limits; "
+    "import sys, numpy; from threadpoolctl import threadpool_limits; "
     "threadpool_limits(limits=1, user_api='blas'); "
     "from rope_explained.figures.__main__ import main; sys.exit(main())"
 )

@@ -119,8 +119,8 @@ def load_figures():
     hand-overs than it computes, and the cores are better spent on the other processes of a
     build (notebook kernels, Node); the numbers are the same either way."""
     if BUILD.figures is None:
-        threadpool_limits(limits=1, user_api="blas")
         package()
+        threadpool_limits(limits=1, user_api="blas")  # numpy's BLAS is loaded by now
         figures = importlib.import_module(f"{PACKAGE}.figures")
         figures.load_all()
         BUILD.figures = figures
