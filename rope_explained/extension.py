@@ -31,7 +31,6 @@ import math
 import numpy as np
 
 from ._checks import (
-    MAX_CONTEXT,
     MAX_LETTERS,
     check_array,
     check_int_range,
@@ -216,7 +215,8 @@ def predict_last_at(
     r"""[`predict_last_many`][] with the rotary frequencies given instead of computed: both
     heads turn by ``inv_freq`` and their queries and keys are multiplied by
     ``attention_factor``, whatever produced them (a released model's scaling recipe applied to
-    this model's head, or the frequencies a stateful module kept from an earlier text).
+    this model's head, or the frequencies a stateful module kept from an earlier text:
+    [`DynamicNTKState`][rope_explained.rope.DynamicNTKState]).
 
     Args:
         texts: as for [`predict_last_many`][].
@@ -254,50 +254,6 @@ def predict_last_at(
     f = _kernel_of(cfg, T, theta, af)
     previous = float(np.exp(f[1] - np.logaddexp.reduce(f))) if T > 1 else 0.0
     return probs, A1, previous
-
-
-def dynamic_module_lengths(lengths, original_max_position: int) -> list[int]:
-    r"""The length each batch's frequencies are computed for by a stateful dynamic-NTK
-    module, given the lengths of the batches it reads in turn.
-
-    This mirrors the rule of Hugging Face's ``dynamic_rope_update`` for ``rope_type``
-    ``"dynamic"``: the module starts at \(L\) = ``original_max_position`` (its
-    ``max_position_embeddings``); a batch longer than every batch since the last reset grows
-    the frequencies to its own length, and a shorter one keeps them; they go back to the
-    original ones only when a batch is shorter than \(L\) (strictly) after they had grown.
-    The stateless function ([`scaled_frequencies`][rope_explained.rope.scaled_frequencies]
-    with ``seq_len``) uses each batch's own length instead. At length \(L\) dynamic NTK's
-    frequencies are the unscaled ones.
-
-    Args:
-        lengths: 1 to 64 batch lengths (positions, start token included), integers in
-            ``[1, 10**9]``.
-        original_max_position: \(L\), an integer in ``[1, 10**9]``.
-
-    Returns:
-        For each batch, the ``seq_len`` its frequencies are computed for.
-
-    Examples:
-        >>> dynamic_module_lengths([3000, 1500, 1024, 800, 1500], 1024)
-        [3000, 3000, 3000, 1024, 1500]
-    """
-    if isinstance(lengths, np.ndarray):
-        lengths = lengths.tolist()
-    if not isinstance(lengths, list | tuple) or not 1 <= len(lengths) <= MAX_DISTANCES:
-        raise ValueError(
-            f"lengths must be a list of 1 to {MAX_DISTANCES} integers; got {show(lengths)}"
-        )
-    lengths = [check_int_range("lengths[i]", n, 1, MAX_CONTEXT) for n in lengths]
-    L = check_int_range("original_max_position", original_max_position, 1, MAX_CONTEXT)
-    cached, out = L, []
-    for n in lengths:
-        before = cached
-        if n > cached:  # growth: the frequencies of this length
-            cached = n
-        if n < L and before > L:  # reset: back to the original frequencies
-            cached = L
-        out.append(cached)
-    return out
 
 
 def _predict(

@@ -278,8 +278,6 @@ VALID = {
     "threshold": lambda z: st.floats(0.01, 1.0),
     "near": lambda z: st.integers(2, 6),
     "far": lambda z: st.integers(8, 40),
-    "attention_factor": lambda z: st.floats(0.5, 2.0),
-    "lengths": lambda z: st.lists(st.integers(1, 10**5), min_size=1, max_size=5),
     # decoding, padding and packing
     "cache": lambda z: st.just(decoding.new_cache()) | st.just(SAMPLE_STEP.cache),
     "position": lambda z: st.none() | st.floats(-1e4, 1e4),
@@ -359,6 +357,7 @@ OVERRIDES = {
     "rope_explained.extension.predict_last_at": {
         # the frequencies replace the scaling and the ablations, one for each of the d/2 pairs
         "inv_freq": lambda z: arrays((z.d // 2,), st.floats(0.0, 1.0)),
+        "attention_factor": lambda z: st.floats(0.5, 2.0),
         "d": lambda z: st.just(z.d),
         "D": lambda z: st.just(z.D),
         "rotary_pct": lambda z: st.just(1.0),

@@ -96,21 +96,6 @@ def test_given_frequencies_are_the_configured_ones(config):
     np.testing.assert_allclose(previous, predict_last(texts[0], **config).previous[-1], atol=1e-12)
 
 
-def test_dynamic_module_lengths_follow_the_longest_batch_since_a_reset():
-    """Each batch's length is the longest since the last batch shorter than L (or the start,
-    taken as L); the rule's grown lengths are exactly those where that maximum exceeds L."""
-    L = 100
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        lengths = rng.integers(1, 400, size=12).tolist()
-        got = X.dynamic_module_lengths(lengths, L)
-        since = L
-        for n, used in zip(lengths, got, strict=True):
-            since = L if n < L else max(since, n)
-            assert used == since
-            assert used >= min(n, L) and (used == n or used >= L)
-
-
 def test_kernel_path_agrees_with_predict_last_past_the_original_context():
     """At 1,200 letters every method of the page scales (dynamic NTK too: 1,201 > L)."""
     texts = [p.text for p in X.distance_prompts(1200, n=1, seed=5)]
@@ -389,9 +374,6 @@ def test_bad_settings_name_the_setting(settings, name):
             ),
             "scaling",
         ),
-        (lambda: X.dynamic_module_lengths([], 8), "lengths"),
-        (lambda: X.dynamic_module_lengths([3, 0], 8), "lengths"),
-        (lambda: X.dynamic_module_lengths([3], 0), "original_max_position"),
     ],
 )
 def test_bad_arguments_name_the_argument(call, name):

@@ -1,8 +1,8 @@
-"""The stateful dynamic-NTK rule of ``rope_explained.extension.dynamic_module_lengths`` against
-transformers' ``LlamaRotaryEmbedding`` with ``rope_type`` ``"dynamic"``: the module is run on
-batches of several lengths in turn, and after each one its ``inv_freq`` must be the package's
-dynamic-NTK frequencies at the length the rule names (float32 against float64: the tolerance of
-``test_scaling.py``), and not those of the batch's own length wherever the two differ.
+"""``rope_explained.rope.DynamicNTKState`` against transformers' ``LlamaRotaryEmbedding`` with
+``rope_type`` ``"dynamic"``: both read texts of several lengths in turn, and after each one the
+module's ``inv_freq`` must be the state's (float32 against float64: the tolerance of
+``test_scaling.py``), and must differ from the stateless frequencies of the text's own length
+wherever the rule keeps longer ones (a text of exactly L after a long one among them).
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ import torch
 from test_scaling import RTOL, hf_config
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
-from rope_explained.extension import dynamic_module_lengths
-from rope_explained.rope import scaled_frequencies
+from rope_explained.rope import DynamicNTKState, scaled_frequencies
 
 D, BASE, L, FACTOR = 64, 10000.0, 1024, 2.0
 SEQUENCES = (
@@ -24,21 +23,21 @@ SEQUENCES = (
 )
 
 
-def package_inv_freq(seq_len: int) -> np.ndarray:
-    return scaled_frequencies(
-        D, base=BASE, method="dynamic-ntk", factor=FACTOR, original_max_position=L, seq_len=seq_len
-    )[0]
-
-
 @pytest.mark.parametrize("lengths", SEQUENCES, ids=lambda s: "-".join(map(str, s)))
-def test_module_keeps_the_frequencies_the_rule_names(lengths):
-    cfg = hf_config(D, BASE, L, rope_type="dynamic", factor=FACTOR)
-    module = LlamaRotaryEmbedding(cfg)
+def test_module_keeps_the_frequencies_the_state_keeps(lengths):
+    module = LlamaRotaryEmbedding(hf_config(D, BASE, L, rope_type="dynamic", factor=FACTOR))
+    state = DynamicNTKState(D, base=BASE, factor=FACTOR, original_max_position=L)
     x = torch.zeros(1, 1, D)
-    named = dynamic_module_lengths(lengths, L)
-    for n, used in zip(lengths, named, strict=True):
+    kept = 0
+    for n in lengths:
         module(x, torch.arange(n)[None, :])
         theirs = module.inv_freq.double().numpy()
-        np.testing.assert_allclose(theirs, package_inv_freq(used), rtol=RTOL, atol=0)
-        if used != n and max(used, n) > L:  # the stateless frequencies would differ here
-            assert not np.allclose(theirs, package_inv_freq(n), rtol=1e-3, atol=0)
+        ours = state.inv_freq(n)
+        np.testing.assert_allclose(theirs, ours, rtol=RTOL, atol=0)
+        stateless = scaled_frequencies(
+            D, base=BASE, method="dynamic", factor=FACTOR, original_max_position=L, seq_len=n
+        )[0]
+        if not np.allclose(ours, stateless, rtol=1e-3, atol=0):
+            kept += 1
+            assert n <= state.max_seq_len_cached and state.max_seq_len_cached > L
+    assert kept  # every sequence reads some text with longer frequencies than its own
