@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -478,10 +479,10 @@ def test_page_shows_each_released_config(site_page, name):
 
 @pytest.mark.parametrize(("why", "config", "key"), BAD[1:6], ids=[b[0] for b in BAD[1:6]])
 def test_page_names_the_key_of_bad_input(site_page, why, config, key):
-    import json
-
+    before = site_page.evaluate("() => RopeConfigPage.current.updates")
     site_page.fill("#rope-your-config-box", json.dumps(config))
-    site_page.wait_for_function("() => RopeConfigPage.current.result === null")
+    site_page.wait_for_function("(n) => RopeConfigPage.current.updates > n", arg=before)
+    assert site_page.evaluate("() => RopeConfigPage.current.result") is None
     msg = site_page.text_content(".ryc-msg")
     assert key in msg and site_page.is_visible(".ryc-msg.ryc-error")
 

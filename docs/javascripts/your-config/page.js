@@ -105,6 +105,7 @@
     this.circuit = null;
     this.timer = null;
     this.runs = 0;
+    this.updates = 0; // how many times the box was read (the tests wait on it)
     this.bind();
     this.choose(names[0]);
   }
@@ -167,6 +168,7 @@
   /** Read the box; show what it gives, or the message naming what is wrong. */
   Page.prototype.update = function () {
     var config;
+    this.updates += 1;
     this.circuit = null;
     try {
       config = JSON.parse(this.box.value);
