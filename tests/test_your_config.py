@@ -497,3 +497,17 @@ def test_page_fits_a_phone(browser, site_url, scheme):
     )
     assert overflow[0] <= overflow[1], overflow
     page.close()
+
+
+def test_page_statements_about_the_circuit():
+    """The circuit's original context is the one of the context-extension page and of the
+    playground; the example model's numbers are its configuration's."""
+    from rope_explained.figures.paper_to_code import context_extension
+
+    assert context_extension.L == ORIGINAL_MAX_POSITION == page_values.L
+    assert value("yc-circuit-original") == f"{ORIGINAL_MAX_POSITION:,}"
+    llama = next(m for m in hf.released_configs() if m["name"] == page_values.EXAMPLE_MODEL)
+    assert llama["config"]["rope_scaling"]["rope_type"] == "llama3"
+    assert value("yc-example-base") == f"{llama['config']['rope_theta']:,.0f}"
+    orig = llama["config"]["rope_scaling"]["original_max_position_embeddings"]
+    assert value("yc-example-original") == f"{orig:,}"

@@ -20,6 +20,7 @@ import numpy as np
 from ...embedding import VOCAB
 from ...examples import CONFIG_DISTANCE_SHARE, CONFIG_PROMPTS, ORIGINAL_MAX_POSITION
 from ...extension import distance_prompts, predict_last_at, recency_prompts
+from ...hf import from_config, released_configs
 from ...model import MAX_LETTERS, Config
 from ...rope import DynamicNTKState, scaled_frequencies
 from ...sources import library_version, source_link
@@ -128,6 +129,19 @@ def yc_prompts() -> str:
 @value("yc-distance-share")
 def yc_distance_share() -> str:
     return f"{CONFIG_DISTANCE_SHARE:.0%}"
+
+
+EXAMPLE_MODEL = "Llama 3.1 8B Instruct"
+"""The released configuration whose base and original context the page compares with the
+circuit's."""
+
+
+@value("yc-example-base", what="base")
+@value("yc-example-original", what="original")
+def yc_example(what: str = "base") -> str:
+    config = next(m["config"] for m in released_configs() if m["name"] == EXAMPLE_MODEL)
+    rope = from_config(config)
+    return f"{rope.base:,.0f}" if what == "base" else f"{rope.original_max_position:,}"
 
 
 @value("yc-transformers")
