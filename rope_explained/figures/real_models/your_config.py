@@ -213,7 +213,7 @@ def sweep() -> dict[str, np.ndarray]:
     "yc-dynamic-state",
     caption=(
         r"Dynamic NTK at \(s = {{ value('yc-dyn-factor') }}\) on the circuit "
-        r"(\(L = {{ value('yc-circuit-original') }}\)), {{ value('yc-dyn-n') }} prompts at each "
+        r"(\(L\) = {{ value('yc-circuit-original') }}), {{ value('yc-dyn-n') }} prompts at each "
         r"length, read right after a text of {{ value('yc-dyn-long') }} positions. Stateless: "
         r"the frequencies computed from the prompt's own length (which is also what the module "
         r"does after a text shorter than \(L\)). Module: transformers' rotary module, which keeps "
