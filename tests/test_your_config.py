@@ -511,3 +511,30 @@ def test_page_statements_about_the_circuit():
     assert value("yc-example-base") == f"{llama['config']['rope_theta']:,.0f}"
     orig = llama["config"]["rope_scaling"]["original_max_position_embeddings"]
     assert value("yc-example-original") == f"{orig:,}"
+
+
+def test_each_rung_lies_inside_the_reach_of_its_doubling():
+    """The page measures at a share of 2^k L; with the slowest pair slowed by 2^k the predicted
+    reach is 2^k times the unscaled one, so each rung lies inside it (and inside 2^k L)."""
+    from rope_explained.examples import CONFIG_DISTANCE_SHARE
+    from rope_explained.extension import predicted_horizon
+
+    assert (
+        CONFIG_DISTANCE_SHARE * ORIGINAL_MAX_POSITION < predicted_horizon() < ORIGINAL_MAX_POSITION
+    )
+    # dividing the slowest frequency by s multiplies the reach by s
+    s, L = 8.0, ORIGINAL_MAX_POSITION
+    slowed = predicted_horizon(scaling="linear", factor=s, original_max_position=L)
+    assert math.isclose(slowed, s * predicted_horizon(), rel_tol=1e-12)
+
+
+def test_dynamic_factor_divides_the_slowest_pair():
+    """ "which divides the slowest pair's frequency by that factor": the NTK-aware base
+    b (s')^(d/(d-2)) turns pair d/2-1 at b^(-(d-2)/d) / s'."""
+    stateless = float(value("yc-dyn-scale-stateless"))
+    ell = page_values.ONE_COPY_DISTANCE + 2
+    exact = page_values.FACTOR * ell / page_values.L - (page_values.FACTOR - 1)
+    assert abs(stateless - exact) <= 0.005
+    theta = page_values.frequencies_for(ell)
+    plain = page_values.frequencies_for(page_values.L)
+    assert math.isclose(plain[-1] / theta[-1], exact, rel_tol=1e-12)
