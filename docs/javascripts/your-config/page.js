@@ -99,7 +99,7 @@
     root.appendChild(this.summary);
     root.appendChild(this.plot);
     root.appendChild(this.tableBox);
-    root.appendChild(el("h3", { text: "The same recipe on the circuit" }));
+    root.appendChild(el("h2", { className: "ryc-heading", text: "This recipe on the circuit" }));
     root.appendChild(this.circuitOut);
     this.result = null;
     this.circuit = null;
@@ -217,7 +217,8 @@
 
   Page.prototype.fail = function (message) {
     this.result = null;
-    this.msg.textContent = message + (this.config ? " (Below: the last configuration that could be read.)" : "");
+    var end = /[.)]$/.test(message) ? " " : ". ";
+    this.msg.textContent = message + (this.config ? end + "Below: the last configuration that could be read." : "");
     this.msg.classList.add("ryc-error");
     return null;
   };
