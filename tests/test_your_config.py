@@ -496,6 +496,12 @@ def test_page_fits_a_phone(browser, site_url, scheme):
         "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
     )
     assert overflow[0] <= overflow[1], overflow
+    # the tables fit too: no column hidden behind a scroll bar
+    tables = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.ryc-table'),"
+        " (e) => [e.scrollWidth, e.clientWidth])"
+    )
+    assert len(tables) == 2 and all(w <= c for w, c in tables), tables
     page.close()
 
 

@@ -337,8 +337,8 @@
   };
 
   Page.prototype.drawTable = function (hf) {
-    var head = el("tr", {}, ["pair i", "\u03b8\u1d62 (rad per position)", "wavelength \u03bb\u1d62",
-      "turns within " + hf.context.toLocaleString("en"), "full turn?"].map(function (t) {
+    var head = el("tr", {}, ["i", "\u03b8\u1d62 (rad/pos.)", "\u03bb\u1d62 (pos.)",
+      "turns in " + hf.context.toLocaleString("en"), "full turn"].map(function (t) {
       return el("th", { scope: "col", text: t });
     }));
     var body = el("tbody");
@@ -418,8 +418,7 @@
       ", so the induction head's predicted reach \u03c0/(" + V + " " + last + ") goes from " +
       reach(first.plain) + " to " + reach(first.scaled) + " tokens. Attention factor: " +
       String(Number(first.scaled.attention_factor.toPrecision(6))) + "." }));
-    var head = ["A\u2026A distance", "no scaling: prompts with B", "weight one step back",
-      "recipe: prompts with B", "weight one step back"];
+    var head = ["A\u2026A", "plain: B", "plain: m\u22121", "recipe: B", "recipe: m\u22121"];
     var table = el("table", { className: "ryc-grid-table ryc-compare" }, [
       el("thead", {}, [el("tr", {}, head.map(function (h) { return el("th", { scope: "col", text: h }); }))]),
       el("tbody", {}, c.rows.map(function (r) {
@@ -434,9 +433,9 @@
     ]);
     out.appendChild(el("div", { className: "ryc-table ryc-short", tabindex: "0", role: "region",
       "aria-label": "the circuit with and without the recipe" }, [table]));
-    out.appendChild(el("p", { className: "ryc-note", text: C.prompts + " prompts A B \u2026 A at each " +
-      "distance, the answer B; weight one step back: layer 0's weight on the previous token for the " +
-      "last query." }));
+    out.appendChild(el("p", { className: "ryc-note", text: "A\u2026A: the distance between the two A's " +
+      "of " + C.prompts + " prompts A B \u2026 A. Plain: the circuit without scaling; recipe: with it. " +
+      "B: how many prompts end in B. m\u22121: layer 0's weight one step back, for the last query." }));
   };
 
   // Start-up: once per page, again after every instant navigation of mkdocs-material.
