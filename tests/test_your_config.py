@@ -72,9 +72,11 @@ def test_data_file_holds_the_package_values():
     assert data["CIRCUIT"]["prompts"] == CONFIG_PROMPTS
     # the recipe carries no key of the model's own head
     assert not set(data["CIRCUIT"]["recipe_keys"]) & set(hook.OWN_HEAD_KEYS)
-    assert {"factor", "beta_fast", "low_freq_factor", "mscale"} <= set(
-        data["CIRCUIT"]["recipe_keys"]
-    )
+    # the keys the page names as the recipe, and only those
+    recipe = {"factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+              "attention_factor", "truncate", "low_freq_factor", "high_freq_factor",
+              "partial_rotary_factor"}  # fmt: skip
+    assert set(data["CIRCUIT"]["recipe_keys"]) == recipe
 
 
 def code_of(src: str) -> str:
