@@ -365,8 +365,8 @@ def test_longrope_does_not_carry_over(js_page):
 
 
 def fraction(text: str) -> float:
-    k, n = text.split(" of ")
-    return int(k) / int(n)
+    """A cell of the table: how many of the page's prompts, as a fraction of them."""
+    return int(text) / page_values.N
 
 
 def test_pitfall_values_through_the_configured_model():
@@ -546,3 +546,10 @@ def test_dynamic_factor_divides_the_slowest_pair():
     theta = page_values.frequencies_for(ell)
     plain = page_values.frequencies_for(page_values.L)
     assert math.isclose(plain[-1] / theta[-1], exact, rel_tol=1e-12)
+
+
+def test_the_table_counts_prompts_of_the_stated_number():
+    assert value("yc-dyn-n") == str(page_values.N)
+    assert (
+        value("yc-distance-share") == f"{100 * hook.config_data()['CIRCUIT']['distance_share']:.0f}"
+    )

@@ -23,7 +23,7 @@ from ...extension import distance_prompts, predict_last_at, recency_prompts
 from ...hf import from_config, released_configs
 from ...model import MAX_LETTERS, Config
 from ...rope import DynamicNTKState, scaled_frequencies
-from ...sources import library_version, source_link
+from ...sources import source_link
 from .. import register, value
 from ..style import COLORS, new_figure
 
@@ -100,8 +100,9 @@ def _before(state: str) -> int:
     return {"short": SHORT, "long": LONG}[state]
 
 
-def _share(x: float) -> str:
-    return f"{round(x * N)} of {N}"
+def _count(x: float) -> str:
+    """How many of the N prompts a fraction x of them is."""
+    return f"{round(x * N)}"
 
 
 @value("yc-circuit-d", what="d")
@@ -128,7 +129,8 @@ def yc_prompts() -> str:
 
 @value("yc-distance-share")
 def yc_distance_share() -> str:
-    return f"{CONFIG_DISTANCE_SHARE:.0%}"
+    """The share as a percentage (the page writes the % sign)."""
+    return f"{CONFIG_DISTANCE_SHARE * 100:.0f}"
 
 
 EXAMPLE_MODEL = "Llama 3.1 8B Instruct"
@@ -144,14 +146,10 @@ def yc_example(what: str = "base") -> str:
     return f"{rope.base:,.0f}" if what == "base" else f"{rope.original_max_position:,}"
 
 
-@value("yc-transformers")
-def yc_transformers() -> str:
-    return library_version("transformers")
-
-
-@value("yc-src-dynamic-update", key="hf-dynamic-update")
-@value("yc-src-llama-rotary-max", key="hf-llama-rotary-max")
-@value("yc-src-dynamic-ntk", key="hf-dynamic-ntk")
+@value("yc-src-hf-rope-parameters", key="hf-rope-parameters")
+@value("yc-src-hf-dynamic-update", key="hf-dynamic-update")
+@value("yc-src-hf-llama-rotary-max", key="hf-llama-rotary-max")
+@value("yc-src-hf-dynamic-ntk", key="hf-dynamic-ntk")
 def yc_source(key: str = "hf-dynamic-update") -> str:
     return source_link(key)
 
@@ -195,7 +193,7 @@ def yc_dyn_scale(seq_len: int = LONG) -> str:
 @value("yc-dyn-two-long-stateless", kind="two", state="long", mode="stateless")
 def yc_dyn_cell(kind: str = "one", state: str = "short", mode: str = "module") -> str:
     table = one_copy() if kind == "one" else two_copies()
-    return _share(table[state][mode])
+    return _count(table[state][mode])
 
 
 @functools.cache
