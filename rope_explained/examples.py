@@ -61,3 +61,14 @@ def _long_mode_prompt(length: int, distance: int, seed: int) -> str:
 LONG_MODE_PROMPT = _long_mode_prompt(LAST_POSITION_MAX_LETTERS, LONG_MODE_DISTANCE, seed=0)
 """The prompt of the playground's "4,096 letters" button: its last letter occurred once
 before, [`LONG_MODE_DISTANCE`][] letters back."""
+
+CONFIG_PROMPTS = 8
+"""How many prompts the page "Paste your model's config" runs the circuit on, at the length its
+recipe extends the circuit to (each ``A B ... A``, from a seeded generator in the page's script)."""
+CONFIG_SEED = 1
+"""The seed of those prompts."""
+CONFIG_DISTANCE_SHARE = 0.75
+r"""Where that page measures the circuit: prompts whose two A's lie this share of \(2^k L\)
+apart, for each doubling \(2^k\) of the original context up to the recipe's factor \(s\):
+inside the reach a recipe that slows the slowest pair by \(2^k\) gives the circuit (about
+906 tokens times \(2^k\), under \(2^k L\))."""

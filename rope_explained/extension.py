@@ -95,9 +95,14 @@ def _kernel(cfg: Config, T: int) -> np.ndarray:
 
 @functools.lru_cache(maxsize=32)
 def _kernel_at(cfg: Config, T: int) -> np.ndarray:
+    return _kernel_of(cfg, T, *rope_frequencies(cfg, seq_len=T))
+
+
+def _kernel_of(cfg: Config, T: int, theta: np.ndarray, af: float) -> np.ndarray:
+    """Layer 0's score against the distance for the frequencies ``theta`` and the attention
+    factor ``af`` (see [`layer0_kernel`][])."""
     W = _weights(cfg)
     _check_layer0(cfg, W)
-    theta, af = rope_frequencies(cfg, seq_len=T)
     a, b = W.L0.W_q[:, 0], W.L0.W_k[:, 0]  # (d,) query and key before rotation
     delta = np.arange(T, dtype=np.float64)
     qa = _rotate(np.broadcast_to(a, (T, a.size)), delta, cfg, theta)  # (T, d): R_delta a
@@ -176,6 +181,13 @@ def predict_last_many(texts: list[str], **config) -> tuple[np.ndarray, np.ndarra
         >>> [VOCAB[i] for i in probs.argmax(axis=1)]
         ['c', 'z']
     """
+    texts = _check_texts(texts)
+    cfg = _config(config)
+    return _predict(cfg, texts)
+
+
+def _check_texts(texts: object) -> list[str]:
+    """1 to [`MAX_BATCH`][] texts of letters a-z of one length, in lower case."""
     if not isinstance(texts, list | tuple) or not 1 <= len(texts) <= MAX_BATCH:
         raise ValueError(f"texts must be a list of 1 to {MAX_BATCH} strings; got {show(texts)}")
     for i, t in enumerate(texts):
@@ -190,14 +202,68 @@ def predict_last_many(texts: list[str], **config) -> tuple[np.ndarray, np.ndarra
                 f"texts[{i}] must be 1 to {MAX_LETTERS} letters a-z, as long as texts[0]; "
                 f"got {show(t)}"
             )
+    return [t.lower() for t in texts]
+
+
+MAX_ATTENTION_FACTOR = 1e3
+"""Largest attention factor [`predict_last_at`][] takes."""
+
+
+def predict_last_at(
+    texts: list[str], inv_freq, attention_factor: float = 1.0, **config
+) -> tuple[np.ndarray, np.ndarray, float]:
+    r"""[`predict_last_many`][] with the rotary frequencies given instead of computed: both
+    heads turn by ``inv_freq`` and their queries and keys are multiplied by
+    ``attention_factor``, whatever produced them (a released model's scaling recipe applied to
+    this model's head, or the frequencies a stateful module kept from an earlier text:
+    [`DynamicNTKState`][rope_explained.rope.DynamicNTKState]).
+
+    Args:
+        texts: as for [`predict_last_many`][].
+        inv_freq: the frequencies, shape ``(rotary_dims / 2,)``, each finite and in
+            ``[0, 1e6]`` (0: the pair does not turn).
+        attention_factor: the factor on queries and keys, in ``(0, 1e3]``.
+        config: as for [`forward`][rope_explained.model.forward], without a ``scaling`` (the
+            frequencies replace it) or an ablation (``unrotated_fast``, ``unrotated_slow``).
+
+    Returns:
+        ``(probs, attention1, previous)``: shapes ``(P, 26)`` and ``(P, T)`` as
+        [`predict_last_many`][], and the last query's layer-0 weight one step back,
+        \(A^{(0)}_{T-1,T-2}\), the same for every text (layer 0 reads positions only).
+
+    Examples:
+        >>> from rope_explained.rope import frequencies
+        >>> probs, _, previous = predict_last_at(["abcab"], frequencies(64))
+        >>> VOCAB[int(probs[0].argmax())], previous > 0.99
+        ('c', True)
+    """
+    texts = _check_texts(texts)
     cfg = _config(config)
-    return _predict(cfg, [t.lower() for t in texts])
+    if cfg.scaling is not None or cfg.unrotated_fast or cfg.unrotated_slow:
+        raise ValueError(
+            "predict_last_at takes the frequencies in inv_freq: give no scaling, "
+            f"unrotated_fast or unrotated_slow; got scaling={cfg.scaling!r}, "
+            f"unrotated_fast={cfg.unrotated_fast}, unrotated_slow={cfg.unrotated_slow}"
+        )
+    theta = check_array("inv_freq", inv_freq, shape=(cfg.rotary_dims // 2,), max_abs=1e6)
+    if np.any(theta < 0):
+        raise ValueError(f"inv_freq must hold frequencies >= 0; got {show(inv_freq)}")
+    af = check_real("attention_factor", attention_factor, 0.0, MAX_ATTENTION_FACTOR, lo_open=True)
+    T = len(texts[0]) + cfg.bos
+    probs, A1 = _predict(cfg, texts, (theta, af))
+    f = _kernel_of(cfg, T, theta, af)
+    previous = float(np.exp(f[1] - np.logaddexp.reduce(f))) if T > 1 else 0.0
+    return probs, A1, previous
 
 
-def _predict(cfg: Config, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def _predict(
+    cfg: Config, texts: list[str], rope: tuple[np.ndarray, float] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The last predictions of ``texts``, at the frequencies and attention factor ``rope``
+    (default: those ``cfg`` gives for the texts' length)."""
     P, T = len(texts), len(texts[0]) + cfg.bos
     V = len(VOCAB)
-    theta, af = rope_frequencies(cfg, seq_len=T)
+    theta, af = rope_frequencies(cfg, seq_len=T) if rope is None else rope
     plan = _plan(cfg)
     L1, out, B = plan["L1"], plan["out"], plan["B"]
     h1_bias, h1_prev, tok = plan["h1_bias"], plan["h1_prev"], plan["tok"]
@@ -207,7 +273,8 @@ def _predict(cfg: Config, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         idx[p, cfg.bos :] = np.frombuffer(text.encode(), dtype=np.uint8) - ord("a") + 1
     zero = np.zeros((1, B.shape[1]))
     UB = np.vstack([zero, B])[idx]  # (P, T, r): onehot @ B, the start token 0
-    AUB = _layer0_mix(_kernel(cfg, T), UB)  # (P, T, r): A0 @ onehot @ B
+    f = _kernel(cfg, T) if rope is None else _kernel_of(cfg, T, theta, af)  # (T,)
+    AUB = _layer0_mix(f, UB)  # (P, T, r): A0 @ onehot @ B
     gather = lambda M: np.vstack([np.zeros((1, M.shape[1])), M])  # noqa: E731
     h1_last = h1_bias + gather(tok)[idx[:, -1]] + AUB[:, -1] @ (B.T @ h1_prev)  # (P, D)
     q1_pre = h1_last @ L1.W_q.T  # (P, d)

@@ -225,6 +225,21 @@ SOURCES: dict[str, Source] = {
         343,
         "base = base * ((factor * seq_len / config.max_position_embeddings) - (factor - 1))",
     ),
+    "hf-dynamic-update": Source(
+        "transformers",
+        f"{_TF}/modeling_rope_utils.py",
+        101,
+        119,
+        "if seq_len < self.original_max_seq_len and max_seq_len_cached > "
+        "self.original_max_seq_len:",
+    ),
+    "hf-llama-rotary-max": Source(
+        "transformers",
+        f"{_TF}/models/llama/modeling_llama.py",
+        76,
+        77,
+        "self.original_max_seq_len = config.max_position_embeddings",
+    ),
     "hf-yarn-ramp": Source(
         "transformers",
         f"{_TF}/modeling_rope_utils.py",

@@ -354,6 +354,16 @@ OVERRIDES = {
         "near": lambda z: st.integers(2, 4),
         "far": lambda z: st.integers(6, 40),
     },
+    "rope_explained.extension.predict_last_at": {
+        # the frequencies replace the scaling and the ablations, one for each of the d/2 pairs
+        "inv_freq": lambda z: arrays((z.d // 2,), st.floats(0.0, 1.0)),
+        "attention_factor": lambda z: st.floats(0.5, 2.0),
+        "d": lambda z: st.just(z.d),
+        "D": lambda z: st.just(z.D),
+        "rotary_pct": lambda z: st.just(1.0),
+        "unrotated_fast": lambda z: st.just(0),
+        "unrotated_slow": lambda z: st.just(0),
+    },
     "rope_explained.extension.sweep_distances": {
         "low": lambda z: st.integers(2, 50),
         "high": lambda z: st.integers(60, 400),
@@ -544,7 +554,9 @@ def calls(draw, qualname: str):
                 keys = draw(st.lists(st.sampled_from(sorted(CONFIG_KEYS)), unique=True))
                 if "D" in keys and "d" not in keys:
                     keys.append("d")
-                kwargs.update({k: draw(CONFIG_KEYS[k](z)) for k in keys})
+                # settings a callable's overrides name are always given, with their values
+                keys += [k for k in OVERRIDES.get(qualname, {}) if k in CONFIG_KEYS]
+                kwargs.update({k: draw(valid[k](z)) for k in dict.fromkeys(keys)})
             continue
         optional = p.default is not p.empty and p.name not in OVERRIDES.get(qualname, {})
         if optional and draw(st.integers(0, 3)) == 0:

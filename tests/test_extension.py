@@ -25,7 +25,7 @@ from rope_explained import extension as X
 from rope_explained import hf
 from rope_explained.embedding import VOCAB
 from rope_explained.figures.paper_to_code import context_extension as page
-from rope_explained.model import Config, forward, predict_last
+from rope_explained.model import Config, forward, predict_last, rope_frequencies
 from rope_explained.rope import frequencies, scaled_frequencies
 
 L = page.L
@@ -73,6 +73,27 @@ def test_fast_paths_agree_with_forward(config):
         np.testing.assert_allclose(A1[p], tr.A1[-1], rtol=0, atol=1e-12)
     np.testing.assert_allclose(previous, lp.previous, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(back, np.arange(T) - lp.peak)
+
+
+@pytest.mark.parametrize("config", SETTINGS, ids=lambda c: ",".join(map(str, c.values())) or "none")
+def test_given_frequencies_are_the_configured_ones(config):
+    """predict_last_at with the frequencies a setting gives is that setting's prediction, and
+    its layer-0 weight one step back is the last query's."""
+    texts = [p.text for p in X.distance_prompts(150, n=2, seed=3)]
+    T = len(texts[0]) + 1
+    cfg = Config(**config)
+    theta, af = rope_frequencies(cfg, T)
+    bare = {
+        k: v
+        for k, v in config.items()
+        if k
+        not in ("scaling", "factor", "original_max_position", "unrotated_fast", "unrotated_slow")
+    }
+    probs, A1 = X.predict_last_many(texts, **config)
+    got, got_A1, previous = X.predict_last_at(texts, theta, af, **bare)
+    np.testing.assert_allclose(got, probs, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got_A1, A1, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(previous, predict_last(texts[0], **config).previous[-1], atol=1e-12)
 
 
 def test_kernel_path_agrees_with_predict_last_past_the_original_context():
@@ -342,6 +363,17 @@ def test_bad_settings_name_the_setting(settings, name):
         (lambda: X.horizon_reached([3, 5], [1.0, 2.0]), "accuracy"),
         (lambda: X.recency_prompts(50, 51), "far"),
         (lambda: X.predicted_horizon(scaling="ntk"), "factor"),
+        (lambda: X.predict_last_at(["ab"], np.ones(31)), "inv_freq"),
+        (lambda: X.predict_last_at(["ab"], -np.ones(32)), "inv_freq"),
+        (lambda: X.predict_last_at(["ab"], np.full(32, np.nan)), "inv_freq"),
+        (lambda: X.predict_last_at(["ab"], np.ones(32), 0.0), "attention_factor"),
+        (lambda: X.predict_last_at(["ab"], np.ones(32), unrotated_fast=1), "unrotated_fast"),
+        (
+            lambda: X.predict_last_at(
+                ["ab"], np.ones(32), scaling="linear", factor=2.0, original_max_position=8
+            ),
+            "scaling",
+        ),
     ],
 )
 def test_bad_arguments_name_the_argument(call, name):

@@ -1375,13 +1375,19 @@ def test_built_data_file_is_the_hooks(site_dir):
 
 def test_scripts_load_on_the_playground_page_only(site_dir):
     """Only the playground page has the loader, in its article, pointing at the three scripts
-    in order; no other page (the print page included) and not the search index names them."""
+    in order; no other page (the print page included) and not the search index names them,
+    except the page that runs the same model on a pasted configuration, which loads data.js and
+    model.js (not ui.js) through its own loader (tests/test_your_config.py)."""
     pages = sorted(site_dir.rglob("*.html"))
     playground = site_dir / "playground" / "index.html"
     assert playground in pages and site_dir / "print_page" / "index.html" in pages
     mention = re.compile(r"javascripts/playground|RopePlayground|playground\.js|data-rope-playgr")
+    config_page = site_dir / "real-models" / "your-config" / "index.html"
     for path in pages:
-        if path != playground:
+        if path == config_page:
+            found = set(re.findall(r"javascripts/playground/[\w.]+", path.read_text("utf-8")))
+            assert found == {"javascripts/playground/data.js", "javascripts/playground/model.js"}
+        elif path != playground:
             assert not mention.search(path.read_text(encoding="utf-8")), path
     assert not mention.search((site_dir / "search" / "search_index.json").read_text("utf-8"))
     html = playground.read_text(encoding="utf-8")

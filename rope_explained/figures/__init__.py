@@ -78,6 +78,7 @@ MODULES = (
     "real_models.partial_rotary",
     "real_models.decoding",
     "real_models.precision",
+    "real_models.your_config",
     "trained",
     "playground",
     "notation",

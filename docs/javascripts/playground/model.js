@@ -844,15 +844,19 @@
    * those rows are one convolution, computed by FFT (convolve). Layer 1 and the readout run for
    * the last query only.
    *
+   * rope, optional, gives the frequencies instead: {theta (r/2 numbers >= 0), attentionFactor
+   * (> 0)}, as rope_explained.extension.predict_last_at takes them (then config may set no
+   * scaling and no unrotated pairs).
+   *
    * Returns {config, tokens, T, theta, attentionFactor, probs (V), attention1 (T), previous
    * (T-1: A0[m, m-1]), peak (T: argmax_n A0[m, n]), prediction, predictionIndex}.
    */
-  function predictLast(text, config) {
+  function predictLast(text, config, rope) {
     var cfg = makeConfig(config);
     var letters = tokenize(text);
     var bos = cfg.bos ? 1 : 0;
     var T = letters.length + bos;
-    var rope = ropeFrequencies(cfg, T);
+    rope = rope === undefined ? ropeFrequencies(cfg, T) : givenFrequencies(cfg, rope);
     var af = rope.attentionFactor;
     var read = readTokens(letters, bos, T);
     var tokens = read.tokens, px = read.px, py = read.py;
@@ -989,6 +993,27 @@
       probs: probs, attention1: A1, previous: previous, peak: peak,
       prediction: VOCAB[top], predictionIndex: top,
     };
+  }
+
+  /** predictLast's rope argument, checked: {theta (a copy), attentionFactor}. */
+  function givenFrequencies(cfg, rope) {
+    if (cfg.scaling !== null || cfg.unrotated_fast || cfg.unrotated_slow) {
+      throw new RangeError("given frequencies replace the scaling and the unrotated pairs: give " +
+        "scaling null and unrotated_fast, unrotated_slow 0");
+    }
+    var theta = rope && rope.theta;
+    if (!theta || theta.length !== cfg.r / 2) {
+      throw refuse("theta", cfg.r / 2 + " frequencies (one per rotary pair)", theta && theta.length);
+    }
+    var out = new Float64Array(theta.length);
+    for (var i = 0; i < theta.length; i++) {
+      if (!isFiniteNumber(theta[i]) || theta[i] < 0) throw refuse("theta[" + i + "]", "a finite number >= 0", theta[i]);
+      out[i] = theta[i];
+    }
+    if (!isFiniteNumber(rope.attentionFactor) || rope.attentionFactor <= 0) {
+      throw refuse("attentionFactor", "a finite number > 0", rope.attentionFactor);
+    }
+    return { theta: out, attentionFactor: rope.attentionFactor };
   }
 
   /** Work (multiply-adds) above which predictLast's layer 0 uses the FFT. */
