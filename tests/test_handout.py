@@ -142,3 +142,24 @@ def test_handout_links_in_the_header_on_the_home_page_and_on_each_chapter(width,
     own = [x for x in chapter if x["href"] == site_url + "pdf/equations-rope.pdf"]
     assert own and own[0]["shown"] and own[0]["name"] == "Download this chapter as PDF"
     assert not [x for x in printed if x["shown"]], f"PDF links printed: {printed}"
+
+
+def test_a_deploy_without_the_pdfs_fails():
+    """With ``SITE_PDF`` set (``extra.citation.pdf``: the deploy copies the PDFs into docs/), a
+    missing PDF is an error, not a placeholder (the placeholders of a plain build are tested
+    on the built site)."""
+    import types
+
+    import handout
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import PluginError
+
+    class Files(list):
+        def get_file_from_path(self, path):
+            return next((f for f in self if f.src_uri == path), None)
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    config.extra["citation"]["pdf"] = "rope-explained.pdf"
+    nav = types.SimpleNamespace(pages=[])
+    with pytest.raises(PluginError, match="rope-explained.pdf"):
+        handout.on_nav(nav, config, Files())

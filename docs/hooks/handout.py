@@ -11,13 +11,15 @@ any other. This hook:
   home page (``overrides/main.html``: *Download this chapter as PDF*);
 * in a build without them (a plain ``mkdocs build``, ``make serve``, the tests) writes in the
   place of each a one-page PDF that says so and where the published versions keep theirs:
-  no link of the site is broken, and the reader is told why there is no handout.
+  no link of the site is broken, and the reader is told why there is no handout. A deploy
+  (``SITE_PDF`` set, ``extra.citation.pdf``) without all of them fails instead.
 """
 
 from __future__ import annotations
 
 import logging
 
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from print_page import config_root, in_handout, page_key
 
@@ -99,6 +101,9 @@ def on_nav(nav, config, files, **kwargs):
     """The handout and each chapter's PDF: a placeholder for each that ``docs/`` lacks."""
     wanted = [HANDOUT] + [chapter_pdf(p.url) for p in nav.pages if is_chapter(p, nav)]
     missing = [path for path in wanted if files.get_file_from_path(path) is None]
+    if missing and (config.extra.get("citation") or {}).get("pdf"):
+        # a deploy (SITE_PDF set) publishes the real PDFs, never a placeholder
+        raise PluginError(f"handout: docs/ lacks {missing} (copy make pdf's PDFs into docs/)")
     for path in missing:
         content = placeholder_pdf(placeholder_lines(config, path))
         files.append(File.generated(config, path, content=content))
