@@ -189,6 +189,7 @@ CONTROLS = (
     "details.example",
     "details.mkdocstrings-source",
     ".md-clipboard",
+    ".md-code__nav",
     "a.rope-figure__download",
     ".rope-playground",
     ".zeroclipboard-container",
