@@ -1,22 +1,32 @@
-r"""MkDocs hook: the one-page edition of the site (``print_page/``, printed by ``make pdf``).
+r"""MkDocs hook: the one-page edition of the site (``print_page/``), printed by ``make pdf`` as
+the handout.
 
 The print page is a page of the site like any other (``print_page.md``, generated in
 ``on_files``, out of the navigation and, by its front matter, out of the search index), rendered
 by the theme with the relative base URL of an ordinary page, so it works wherever the site is
 served (``mkdocs serve``, a loopback port, a version folder of ``mike``). Once every page has
 its content (``on_page_context``, after autorefs resolved the cross-references in ``on_env``)
-the hook gives it: a cover (``overrides/print-cover.html``), a table of contents, then every
-page of the navigation in order, each as ``<section class="print-page" id="KEY">`` where ``KEY``
-is the page's address (``equations/rope/`` -> ``equations-rope``, the home page -> ``index``),
-each section of the navigation as a titled ``<section class="print-page md-section">``. Its
-print style is ``overrides/assets/stylesheets/print-page.css``; it needs no script.
+the hook gives it: a cover (``overrides/print-cover.html``, with the version's address), a
+table of contents (with an empty box for each entry's page, which ``make pdf`` fills), then
+every page of the navigation but the API reference (:data:`LEFT_OUT`) in order, each as
+``<section class="print-page" id="KEY">`` where ``KEY`` is the page's address
+(``equations/rope/`` -> ``equations-rope``, the home page -> ``index``), each section of the
+navigation as a titled ``<section class="print-page md-section">``. Its print style is
+``overrides/assets/stylesheets/print-page.css``; it needs no script.
 
 * **Links that land where the page's own link lands.** A page's finished content
   (``page.content``, exactly as the page shows it) is rewritten by one rule: every id of a page
   becomes ``KEY-id``, and every link is resolved against the page's address, then ``#x`` ->
   ``#KEY-x``, ``../previous-token-head/#eq-x`` -> ``#equations-previous-token-head-eq-x``,
-  ``../rope/`` -> ``#equations-rope``; a link to a file (a figure's SVG, a notebook download)
-  becomes relative to ``print_page/``.
+  ``../rope/`` -> ``#equations-rope``; a link to another file (the API reference, a figure's
+  SVG, a notebook download) goes to it at the version's address, where a reader of the
+  printed handout finds it, and what the page loads (``src``) becomes relative to
+  ``print_page/``.
+* **Answers at the end.** Each chapter's exercise answers, collapsed under their questions on
+  the site, are gathered in a closing section *Answers* (:func:`gather_answers`).
+* **Running heads.** Each page and part is a named page of its own, whose margin boxes carry
+  its title, the version's address and the page number (:func:`running_heads_css`, a style
+  in the page's head through ``overrides/main.html``).
 * **One document.** A plugin's ``on_page_content`` may hand back a whole document
   (``<html><head></head><body>...``): the sections keep only the content.
 
