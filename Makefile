@@ -43,11 +43,14 @@ browser:
 	  fi; \
 	fi
 
-# The whole site as one PDF for handouts: headless Chromium prints the site's one-page edition
-# (site/print_page/) once its fonts and figures have loaded.
+# The handout: headless Chromium prints the site's one-page edition (site/print_page/: every page
+# but the API reference) once its fonts and figures have loaded, with bookmarks, running heads
+# and the page numbers in its contents; pypdf cuts it into one PDF per chapter (pdf/). A deploy
+# copies both into docs/, where the site's links expect them (docs/hooks/handout.py).
 PDF ?= rope-explained.pdf
+PDF_CHAPTERS ?= pdf
 pdf: site browser
-	CHROMIUM=$(CHROMIUM) $(BIN)/python -m tools.print_pdf site $(PDF)
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m tools.print_pdf site $(PDF) --chapters $(PDF_CHAPTERS)
 
 lint: setup
 	$(BIN)/ruff check rope_explained tests benchmarks docs/hooks tools training

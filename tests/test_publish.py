@@ -177,6 +177,9 @@ def test_workflow_pages_build_deploys_locally_without_credentials():
     assert "refs/heads/main" in build["if"] and "refs/tags/v" in build["if"]
     script = _runs(build)
     assert "make pdf" in script, "the PDF is published with each version"
+    assert "cp rope-explained.pdf docs/" in script and "cp pdf/*.pdf docs/pdf/" in script, (
+        "the handout and its chapters' PDFs are files of the deployed site"
+    )
     assert "mike deploy --update-aliases" in script and "mike set-default latest" in script
     assert "mike deploy dev" in script
     assert "--push" not in script, "pages-build pushes nothing"

@@ -16,7 +16,7 @@ from mkdocs.utils.meta import get_data
 from pages import DOCS, MARKDOWN_PAGES, value
 
 RE_BLOCK = re.compile(
-    r'^\?\?\? info "Reproduce"\n    ```python\n(?P<code>(?:    .*\n)+?)    ```', re.M
+    r'^\?\?\? info rope-reproduce "Reproduce"\n    ```python\n(?P<code>(?:    .*\n)+?)    ```', re.M
 )
 PAGES_WITH_VALUES = [
     src for src in MARKDOWN_PAGES if "{{ value(" in (DOCS / src).read_text(encoding="utf-8")

@@ -418,8 +418,8 @@ def test_search_index_leaves_out_copies(site_dir):
 
 def test_pages_link_only_the_plugin_files_they_use(site_dir, site_pages):
     """The print edition's style sheet on the print edition only, mkdocstrings' style sheet on
-    the pages with API documentation (the reference and the print edition); no page loads a
-    script for the print edition."""
+    the pages with API documentation (the reference's modules: the print edition, the
+    handout, leaves the API reference out); no page loads a script for the print edition."""
     for path in site_pages:
         html = (site_dir / path / "index.html").read_text(encoding="utf-8")
         head = html.partition("</head>")[0]
@@ -428,7 +428,7 @@ def test_pages_link_only_the_plugin_files_they_use(site_dir, site_pages):
         assert "print-site" not in html.replace('id="print-site-', ""), path or "home"
         has_api = 'class="doc doc-' in html
         module_page = path.startswith("reference/") and path != "reference/"  # not the index
-        assert has_api == (is_print or module_page), path
+        assert has_api == module_page, path
         assert ("assets/_mkdocstrings.css" in head) == has_api, path
 
 

@@ -1,22 +1,32 @@
-r"""MkDocs hook: the one-page edition of the site (``print_page/``, printed by ``make pdf``).
+r"""MkDocs hook: the one-page edition of the site (``print_page/``), printed by ``make pdf`` as
+the handout.
 
 The print page is a page of the site like any other (``print_page.md``, generated in
 ``on_files``, out of the navigation and, by its front matter, out of the search index), rendered
 by the theme with the relative base URL of an ordinary page, so it works wherever the site is
 served (``mkdocs serve``, a loopback port, a version folder of ``mike``). Once every page has
 its content (``on_page_context``, after autorefs resolved the cross-references in ``on_env``)
-the hook gives it: a cover (``overrides/print-cover.html``), a table of contents, then every
-page of the navigation in order, each as ``<section class="print-page" id="KEY">`` where ``KEY``
-is the page's address (``equations/rope/`` -> ``equations-rope``, the home page -> ``index``),
-each section of the navigation as a titled ``<section class="print-page md-section">``. Its
-print style is ``overrides/assets/stylesheets/print-page.css``; it needs no script.
+the hook gives it: a cover (``overrides/print-cover.html``, with the version's address), a
+table of contents (with an empty box for each entry's page, which ``make pdf`` fills), then
+every page of the navigation but the API reference (:data:`LEFT_OUT`) in order, each as
+``<section class="print-page" id="KEY">`` where ``KEY`` is the page's address
+(``equations/rope/`` -> ``equations-rope``, the home page -> ``index``), each section of the
+navigation as a titled ``<section class="print-page md-section">``. Its print style is
+``overrides/assets/stylesheets/print-page.css``; it needs no script.
 
 * **Links that land where the page's own link lands.** A page's finished content
   (``page.content``, exactly as the page shows it) is rewritten by one rule: every id of a page
   becomes ``KEY-id``, and every link is resolved against the page's address, then ``#x`` ->
   ``#KEY-x``, ``../previous-token-head/#eq-x`` -> ``#equations-previous-token-head-eq-x``,
-  ``../rope/`` -> ``#equations-rope``; a link to a file (a figure's SVG, a notebook download)
-  becomes relative to ``print_page/``.
+  ``../rope/`` -> ``#equations-rope``; a link to another file (the API reference, a figure's
+  SVG, a notebook download) goes to it at the version's address, where a reader of the
+  printed handout finds it, and what the page loads (``src``) becomes relative to
+  ``print_page/``.
+* **Answers at the end.** Each chapter's exercise answers, collapsed under their questions on
+  the site, are gathered in a closing section *Answers* (:func:`gather_answers`).
+* **Running heads.** Each page and part is a named page of its own, whose margin boxes carry
+  its title, the version's address and the page number (:func:`running_heads_css`, a style
+  in the page's head through ``overrides/main.html``).
 * **One document.** A plugin's ``on_page_content`` may hand back a whole document
   (``<html><head></head><body>...``): the sections keep only the content.
 
@@ -43,7 +53,7 @@ log = logging.getLogger("mkdocs.hooks.print_page")
 
 #: The print page's source (generated: no file in docs/) and what its front matter says.
 SRC = "print_page.md"
-TITLE = "The whole site on one page"
+TITLE = "The handout"
 FRONT_MATTER = f"""---
 title: {TITLE}
 search:
@@ -56,6 +66,15 @@ hide:
 COVER = "overrides/print-cover.html"
 #: Levels of the printed table of contents.
 TOC_DEPTH = 2
+#: Pages left out of the handout: the API reference, online at the version's address (the
+#: handout's links to it go there).
+LEFT_OUT = ("reference/",)
+#: An exercise's answer on a page: a collapsed block right after the question.
+RE_ANSWER = re.compile(
+    r'<details class="example">\s*<summary>Answer</summary>(?P<body>.*?)</details>\s*', re.S
+)
+#: An exercise's number, in bold at the start of its question (``**1.**``).
+RE_EXERCISE = re.compile(r"<strong>(\d+)\.</strong>")
 #: Attributes that hold a list of ids of the same document.
 ID_LIST_ATTRS = frozenset(
     {
@@ -87,6 +106,37 @@ def page_key(url: str) -> str:
     """
     key = url.lower().strip().rstrip("/").replace(".html", "").replace("/", "-").lstrip("-")
     return key or "index"
+
+
+def in_handout(url: str) -> bool:
+    """Whether the page at ``url`` is printed in the handout (every page but :data:`LEFT_OUT`).
+
+    >>> in_handout("equations/rope/"), in_handout(""), in_handout("reference/rope/")
+    (True, True, False)
+    """
+    return not url.startswith(LEFT_OUT)
+
+
+def version_root(site_url: str, version: str | None) -> str:
+    """The address of this version of the site, ending in ``/``.
+
+    Under ``mike deploy`` (``MIKE_DOCS_VERSION`` set, so ``version`` given) mike's plugin has
+    already appended the version to ``site_url``; a plain build is the development version.
+
+    >>> version_root("https://x.io/r/0.1.0", "0.1.0"), version_root("https://x.io/r/dev", "dev")
+    ('https://x.io/r/0.1.0/', 'https://x.io/r/dev/')
+    >>> version_root("https://x.io/r/", None)
+    'https://x.io/r/dev/'
+    """
+    if version:
+        return site_url.rstrip("/") + "/"
+    return site_url.rstrip("/") + "/dev/"
+
+
+def config_root(config) -> str:
+    """:func:`version_root` of a loaded MkDocs ``config`` (after the plugins' ``on_config``)."""
+    citation = config.extra.get("citation") or {}
+    return version_root(config.site_url or "", citation.get("version"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -165,7 +215,9 @@ def set_attrs(raw: str, changes: dict[str, str]) -> str:
     return "".join(out)
 
 
-def print_url(url: str, page_url: str, keys: dict[str, str], print_page_url: str) -> str:
+def print_url(
+    url: str, page_url: str, keys: dict[str, str], print_page_url: str, root: str = ""
+) -> str:
     """Where a link of the page at ``page_url`` points on the print page.
 
     Args:
@@ -173,10 +225,13 @@ def print_url(url: str, page_url: str, keys: dict[str, str], print_page_url: str
         page_url: The page's address in the site (``equations/rope/``; ``""`` for the home).
         keys: Address -> section id of every page on the print page.
         print_page_url: The print page's own address (``print_page/``).
+        root: The version's address (:func:`version_root`); if given, a link to another file
+            of the site is made absolute to it, so that it works from the printed handout.
 
     Returns:
         ``#KEY-fragment`` (or ``#KEY``) for a page on the print page; the address relative to
-        the print page for another file of the site; ``url`` itself for an external address.
+        the print page (or under ``root``) for another file of the site; ``url`` itself for an
+        external address.
 
     >>> keys = {"equations/rope/": "equations-rope", "": "index"}
     >>> print_url("../rope/#eq-x", "equations/other/", keys, "print_page/")
@@ -189,6 +244,8 @@ def print_url(url: str, page_url: str, keys: dict[str, str], print_page_url: str
     '../figures/a.svg'
     >>> print_url("https://example.org/#x", "", keys, "print_page/")
     'https://example.org/#x'
+    >>> print_url("../../reference/rope/#f", "equations/rope/", keys, "print_page/", "https://r/dev/")
+    'https://r/dev/reference/rope/#f'
     """
     from mkdocs.utils import get_relative_url
 
@@ -205,9 +262,12 @@ def print_url(url: str, page_url: str, keys: dict[str, str], print_page_url: str
     if path + "/" in keys and not posixpath.splitext(path)[1]:
         key = keys[path + "/"]
         return f"#{key}-{resolved.fragment}" if resolved.fragment else f"#{key}"
-    out = get_relative_url(path or ".", print_page_url)
-    if path.endswith("/") and not out.endswith("/"):
-        out += "/"
+    if root:
+        out = root + path
+    else:
+        out = get_relative_url(path or ".", print_page_url)
+        if path.endswith("/") and not out.endswith("/"):
+            out += "/"
     if resolved.query:
         out += "?" + resolved.query
     if resolved.fragment:
@@ -216,14 +276,15 @@ def print_url(url: str, page_url: str, keys: dict[str, str], print_page_url: str
 
 
 def print_section_html(
-    content: str, page_url: str, keys: dict[str, str], print_page_url: str
+    content: str, page_url: str, keys: dict[str, str], print_page_url: str, root: str = ""
 ) -> str:
     """A page's content as a section of the print page: ids, id references and URLs rewritten.
 
     Every ``id`` (and the ``name`` of radio buttons and anchors) gets the page's key as prefix,
     so ids stay unique on the print page; attributes that name ids (``for``,
-    ``aria-labelledby``, ...) follow; URLs go through :func:`print_url`. The tags of a whole
-    document (``<html>``, ``<head>``, ``<body>``) are dropped.
+    ``aria-labelledby``, ...) follow; URLs go through :func:`print_url`, the links
+    (``<a href>``) with the version's address ``root``, what the page loads (``src``) without.
+    The tags of a whole document (``<html>``, ``<head>``, ``<body>``) are dropped.
 
     >>> keys = {"a/": "a", "b/": "b"}
     >>> print_section_html('<h2 id="x">X</h2><a href="../b/#y">y</a>', "a/", keys, "print_page/")
@@ -243,7 +304,8 @@ def print_section_html(
             elif name in ID_LIST_ATTRS:
                 changes[name] = " ".join(f"{key}-{v}" for v in value.split())
             elif name in URL_ATTRS:
-                new = print_url(value, page_url, keys, print_page_url)
+                base = root if tag == "a" and name == "href" else ""
+                new = print_url(value, page_url, keys, print_page_url, base)
                 if new != value:
                     changes[name] = new
             elif name == "srcset":
@@ -262,18 +324,25 @@ def print_section_html(
 
 
 def cover_html(config) -> str:
-    """The cover: :data:`COVER` rendered with the site's ``config``."""
+    """The cover: :data:`COVER` rendered with the site's ``config``, its version and that
+    version's address (:func:`config_root`)."""
     import jinja2
 
     template = (Path(config.config_file_path).parent / COVER).read_text(encoding="utf-8")
-    cover = jinja2.Template(template).render(config=config)
+    version = (config.extra.get("citation") or {}).get("version") or "dev"
+    cover = jinja2.Template(template).render(
+        config=config, version=version, address=config_root(config)
+    )
     return f'<section id="print-site-cover-page">{cover}</section>'
 
 
 def toc_html(links: list, depth: int = TOC_DEPTH) -> str:
     """The printed table of contents: the sections and pages, ``depth`` levels deep.
 
-    ``links`` are ``AnchorLink``-like objects (``title``, ``id``, ``children``).
+    ``links`` are ``AnchorLink``-like objects (``title``, ``id``, ``children``). Each entry
+    ends in an empty ``<span class="print-page-toc-number">`` of a fixed width, which ``make
+    pdf`` fills with the page the entry starts on (``tools/print_pdf.py``), so that the
+    numbers never change the contents' length.
     """
 
     def items(links, level):
@@ -282,7 +351,8 @@ def toc_html(links: list, depth: int = TOC_DEPTH) -> str:
         return (
             "<ul>"
             + "".join(
-                f'<li><a href="#{link.id}">{escape(link.title)}</a>'
+                f'<li><a href="#{link.id}"><span class="print-page-toc-title">'
+                f'{escape(link.title)}</span><span class="print-page-toc-number"></span></a>'
                 f"{items(link.children, level + 1)}</li>"
                 for link in links
             )
@@ -296,13 +366,58 @@ def toc_html(links: list, depth: int = TOC_DEPTH) -> str:
     )
 
 
-def combined(items, print_page_url: str) -> tuple[str, list]:
+def gather_answers(body: str, key: str) -> str:
+    """A page's section with the answers of its exercises gathered at its end.
+
+    Each collapsed answer (``??? example "Answer"``) leaves its place to a line that links to
+    it, and joins a closing section *Answers*, titled with the number of its exercise (the
+    bold ``N.`` that starts the question before it).
+
+    >>> out = gather_answers("<p><strong>3.</strong> Why?</p>"
+    ...     '<details class="example"><summary>Answer</summary><p>Because.</p></details>', "k")
+    >>> out.split("</p>", 1)[1].split("<section")[0].replace('class="print-answer-', "")
+    '<p ref" id="k-answer-1-question">Answer: <a link" href="#k-answer-1">at the end of...</a>.</p>'
+    >>> "Exercise 3</a></p><p>Because.</p></div></section>" in out
+    True
+    """
+    answers: list[str] = []
+    out: list[str] = []
+    pos, number = 0, 0
+    for m in RE_ANSWER.finditer(body):
+        if "<details" in m.group("body"):
+            raise PluginError(f"print page: an answer on {key} holds a collapsed block itself")
+        numbers = RE_EXERCISE.findall(body, pos, m.start())
+        number = int(numbers[-1]) if numbers else number + 1
+        aid = f"{key}-answer-{len(answers) + 1}"
+        out += [
+            body[pos : m.start()],
+            f'<p class="print-answer-ref" id="{aid}-question">Answer: '
+            f'<a class="print-answer-link" href="#{aid}">at the end of the chapter</a>.</p>',
+        ]
+        answers.append(
+            f'<div class="admonition example print-answer" id="{aid}">'
+            f'<p class="admonition-title"><a class="print-answer-link" href="#{aid}-question">'
+            f"Exercise {number}</a></p>{m.group('body').strip()}</div>"
+        )
+        pos = m.end()
+    if not answers:
+        return body
+    out.append(body[pos:])
+    return (
+        "".join(out) + f'<section class="print-answers" id="{key}-answers">'
+        f'<h2 id="{key}-answers-title">Answers</h2>{"".join(answers)}</section>'
+    )
+
+
+def combined(items, print_page_url: str, root: str = "") -> tuple[str, list]:
     """The print page's sections and its table of contents, from the navigation ``items``.
 
-    Each page becomes ``<section class="print-page" id="KEY">`` holding its finished content
-    (:func:`print_section_html`); a section of the navigation becomes a titled
-    ``<section class="print-page md-section">`` around its pages. Items are read through the
-    attributes MkDocs' navigation has: ``is_page``, ``is_section``, ``url``, ``title``,
+    Each page in the handout (:func:`in_handout`) becomes ``<section class="print-page"
+    id="KEY">`` holding its finished content (:func:`print_section_html`, links to other files
+    absolute to the version's address ``root``), its exercises' answers gathered at its end
+    (:func:`gather_answers`); a section of the navigation with a page in the handout becomes a
+    titled ``<section class="print-page md-section">`` around its pages. Items are read through
+    the attributes MkDocs' navigation has: ``is_page``, ``is_section``, ``url``, ``title``,
     ``content``, ``children``. Returns the HTML and the table of contents as ``AnchorLink``s.
     """
     from mkdocs.structure.toc import AnchorLink
@@ -311,7 +426,7 @@ def combined(items, print_page_url: str) -> tuple[str, list]:
 
     def collect(items):
         for item in items:
-            if item.is_page and item.url != print_page_url:
+            if item.is_page and item.url != print_page_url and in_handout(item.url):
                 keys.setdefault(item.url, page_key(item.url))
             elif item.is_section:
                 collect(item.children)
@@ -319,10 +434,9 @@ def combined(items, print_page_url: str) -> tuple[str, list]:
     collect(items)
     if len(set(keys.values())) != len(keys):
         raise PluginError(f"print page: two pages share a section id: {sorted(keys.items())}")
-    parts: list[str] = []
     done: set[str] = set()
 
-    def walk(items, level=0, prefix=""):
+    def walk(items, parts, level=0, prefix=""):
         links = []
         for i, item in enumerate(items):
             number = f"{prefix}{i + 1}"
@@ -337,22 +451,79 @@ def combined(items, print_page_url: str) -> tuple[str, list]:
                 content = item.content
                 if "<h1" not in content:
                     content = f"<h1>{escape(item.title)}</h1>{content}"
-                body = print_section_html(content, item.url, keys, print_page_url)
+                body = print_section_html(content, item.url, keys, print_page_url, root)
+                body = gather_answers(body, key)
                 parts.append(f'<section class="print-page" id="{key}">{body}</section>')
             elif item.is_section:
                 sid = "section-" + number.replace(".", "-")
+                inner: list[str] = []
+                children = walk(item.children, inner, level + 1, number + ".")
+                if not children:
+                    continue  # a part without a page in the handout (the API reference)
                 parts.append(
                     f'<section class="print-page md-section" id="{sid}"><h1>{escape(item.title)}'
                     f'<a class="headerlink" href="#{sid}" title="Permanent link"></a></h1>'
                 )
+                parts += [*inner, "</section>"]
                 link = AnchorLink(item.title, sid, level)
-                link.children = walk(item.children, level + 1, number + ".")
+                link.children = children
                 links.append(link)
-                parts.append("</section>")
         return links
 
-    links = walk(items)
+    parts: list[str] = []
+    links = walk(items, parts)
     return "".join(parts), links
+
+
+RE_PRINTED = re.compile(
+    r'<section class="print-page(?: md-section)?" id="(?P<id>[^"]+)">.*?<h1[^>]*>(?P<h1>.*?)</h1>',
+    re.S,
+)
+
+
+def css_string(text: str) -> str:
+    r"""``text`` as a CSS string.
+
+    >>> print(css_string('a "b" \\ </style>'))
+    "a \"b\" \\ \3c /style>"
+    """
+    text = text.replace("\\", "\\\\").replace('"', '\\"').replace("<", "\\3c ")
+    return '"' + " ".join(text.split()) + '"'
+
+
+def heading_text(html: str) -> str:
+    """The text a heading shows: its tags and its permanent link's pilcrow dropped.
+
+    >>> heading_text('<span class="c">2 ·</span> RoPE<a class="headerlink" href="#r">&para;</a>')
+    '2 · RoPE'
+    """
+    from html import unescape
+
+    text = unescape(re.sub(r"<[^>]+>", "", html)).replace("\u00b6", "")
+    return " ".join(text.split())
+
+
+def running_heads_css(body: str, address: str) -> str:
+    """The handout's running heads, as CSS for Chromium's page margin boxes: one named page per
+    part and page of the print page (``page: print-ID``, given to everything a page holds:
+    Chromium names a sheet after its first box, which may sit in a flex container, such as a
+    notebook's cell) and one for the contents, each sheet
+    with the title of its chapter (top right), the version's ``address`` (bottom left) and its
+    number (bottom right). The cover, on the unnamed first page, has none. ``body`` is the
+    print page's HTML (:func:`combined`)."""
+    heads = [("print-page-toc", "Table of Contents", "*")] + [
+        (m.group("id"), heading_text(m.group("h1")), "> h1" if "md-section" in m.group(0) else "*")
+        for m in RE_PRINTED.finditer(body)
+    ]
+    rules = []
+    for ident, title, inside in heads:
+        rules += [
+            f"#{ident}, #{ident} {inside} {{ page: print-{ident}; }}",
+            f"@page print-{ident} {{ @top-right {{ content: {css_string(title)}; }} "
+            f"@bottom-left {{ content: {css_string(address)}; }} "
+            "@bottom-right { content: counter(page); } }",
+        ]
+    return "\n".join(rules) + "\n"
 
 
 def on_files(files, config, **kwargs):
@@ -378,9 +549,11 @@ def on_page_context(context, page, config, nav, **kwargs):
         return context
     from mkdocs.structure.toc import TableOfContents
 
-    body, links = combined(nav.items, page.url)
+    root = config_root(config)
+    body, links = combined(nav.items, page.url, root)
     page.content = f'<div id="print-site-page">{cover_html(config)}{toc_html(links)}{body}</div>'
     page.toc = TableOfContents(links)
+    context["print_page_css"] = running_heads_css(body, root)  # overrides/main.html
     return context
 
 

@@ -6,7 +6,7 @@ the function and the arguments behind each id (``ValueSpec.call``). After each t
 the page's Markdown (a paragraph, a table, a list, an admonition with its body, a display
 equation) that holds value macros, this hook inserts::
 
-    ??? info "Reproduce"
+    ??? info rope-reproduce "Reproduce"
         ```python
         from rope_explained.figures.real_models.decoding import decoding_steps
         decoding_steps()  # 21
@@ -101,7 +101,8 @@ def reproduce_block(ids: list[str]) -> list[str]:
             names.append(spec.func.__name__)
     code = [f"from {module} import {', '.join(names)}" for module, names in modules.items()]
     code += [f"{spec.call}  # {value_text(spec.id)}" for spec in specs]
-    return ['??? info "Reproduce"', "    ```python", *("    " + c for c in code), "    ```"]
+    head = '??? info rope-reproduce "Reproduce"'
+    return [head, "    ```python", *("    " + c for c in code), "    ```"]
 
 
 def with_reproduce_blocks(markdown: str) -> str:
