@@ -24,7 +24,7 @@ from ._checks import (
 )
 from .embedding import VOCAB
 from .heads import constant_key_vector
-from .model import causal_softmax, make_config, predict_last
+from .model import DEFAULT, causal_softmax, make_config, predict_last
 from .rope import apply_rope, frequencies
 
 MAX_SWEEP = 64
@@ -48,8 +48,8 @@ def previous_token_experiment(
     alphas=(1.0, 10.0, 100.0),
     T: int = 20,
     D: int = 768,
-    d: int = 64,
-    base: float = 10000.0,
+    d: int = DEFAULT.d,
+    base: float = DEFAULT.base,
     seed: int = 0,
     schedule: str = "standard",
 ) -> dict[float, np.ndarray]:
@@ -109,7 +109,7 @@ def previous_token_experiment(
 
 
 def previous_token_scores(
-    offsets: np.ndarray, d: int = 64, base: float = 10000.0, schedule: str = "standard"
+    offsets: np.ndarray, d: int = DEFAULT.d, base: float = DEFAULT.base, schedule: str = "standard"
 ) -> np.ndarray:
     r"""The layer-0 score per unit \(\alpha\) as a function of the key's offset from the one
     step back, \(\Delta + 1\) with \(\Delta = n - m\):
@@ -137,8 +137,8 @@ def _check_offsets(offsets: object, name: str = "offsets") -> np.ndarray:
 
 def semantic_recency(
     T: int = 1000,
-    d: int = 64,
-    base: float = 10000.0,
+    d: int = DEFAULT.d,
+    base: float = DEFAULT.base,
     d0: int = 0,
     seed: int = 0,
     schedule: str = "standard",
@@ -183,8 +183,8 @@ def semantic_recency(
 
 def semantic_offset_scores(
     offsets,
-    d: int = 64,
-    base: float = 10000.0,
+    d: int = DEFAULT.d,
+    base: float = DEFAULT.base,
     d0: int = 0,
     seed: int = 0,
     schedule: str = "standard",
@@ -235,7 +235,7 @@ def semantic_offset_scores(
     return (q @ k.T)[0]
 
 
-def d0_sweep_values(d: int = 64) -> tuple[int, ...]:
+def d0_sweep_values(d: int = DEFAULT.d) -> tuple[int, ...]:
     r"""The \(d_0\) values of Experiment 3: ``0, d/2, d - d/4, d - d/8, d - 2``.
 
     ``d`` must be a multiple of 16 and at least 32, so that the five values are distinct,
@@ -252,7 +252,7 @@ def d0_sweep_values(d: int = 64) -> tuple[int, ...]:
 
 
 def semantic_head_inputs(
-    T: int = 1000, D: int = 768, d: int = 64, seed: int = 0
+    T: int = 1000, D: int = 768, d: int = DEFAULT.d, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""The inputs of Experiment 3: \(T\) random vectors and the shared "meaning" \(s\).
 
@@ -287,8 +287,8 @@ def semantic_head_experiment(
     d0_values=None,
     T: int = 1000,
     D: int = 768,
-    d: int = 64,
-    base: float = 10000.0,
+    d: int = DEFAULT.d,
+    base: float = DEFAULT.base,
     seed: int = 0,
     schedule: str = "standard",
 ) -> dict[int, np.ndarray]:
@@ -345,8 +345,8 @@ def semantic_head_weights(
     d0_values=None,
     T: int = 1000,
     D: int = 768,
-    d: int = 64,
-    base: float = 10000.0,
+    d: int = DEFAULT.d,
+    base: float = DEFAULT.base,
     seed: int = 0,
     schedule: str = "standard",
 ) -> dict[int, np.ndarray]:
@@ -387,7 +387,7 @@ def _check_min_cos(min_cos: object) -> float:
 
 
 def pair_horizons(
-    d: int = 64, base: float = 10000.0, min_cos: float = 0.9, schedule: str = "standard"
+    d: int = DEFAULT.d, base: float = DEFAULT.base, min_cos: float = 0.9, schedule: str = "standard"
 ) -> np.ndarray:
     r"""For each RoPE pair, how far apart query and key may be before position shows.
 
@@ -419,8 +419,8 @@ def pair_horizons(
 
 def stable_pair_count(
     distances,
-    d: int = 64,
-    base: float = 10000.0,
+    d: int = DEFAULT.d,
+    base: float = DEFAULT.base,
     min_cos: float = 0.9,
     schedule: str = "standard",
 ) -> np.ndarray:

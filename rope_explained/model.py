@@ -182,6 +182,11 @@ class Config:
         return int(self.d * self.rotary_pct)
 
 
+DEFAULT = Config()
+"""The model every page runs, ``Config()``. A default elsewhere in the package that means "the
+model's value" names its field (``d: int = DEFAULT.d``) instead of restating the number."""
+
+
 def make_config(**config) -> Config:
     """A [`Config`][] from keyword settings, refusing unknown names with a ``ValueError``."""
     known = [f.name for f in dataclasses.fields(Config)]

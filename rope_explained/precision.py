@@ -25,7 +25,7 @@ import ml_dtypes
 import numpy as np
 
 from ._checks import check_array, check_choice, check_int_range, show
-from .model import Config, build_weights
+from .model import DEFAULT, Config, build_weights
 from .rope import frequencies
 
 DTYPES = {
@@ -78,7 +78,7 @@ def _positions(positions: object, dtype: np.dtype, arg: str = "positions") -> np
     return p
 
 
-def angles(positions: np.ndarray, dtype: str = "float32", d: int = 64) -> np.ndarray:
+def angles(positions: np.ndarray, dtype: str = "float32", d: int = DEFAULT.d) -> np.ndarray:
     r"""The angles \(m\theta_i\), shape ``(len(positions), d/2)``, formed in ``dtype`` and
     returned as float64: the position and the frequency are each rounded to ``dtype`` and so is
     their product (as ``inv_freq @ position_ids`` does in that format).
@@ -96,7 +96,7 @@ def angles(positions: np.ndarray, dtype: str = "float32", d: int = 64) -> np.nda
     return product.astype(dt).astype(np.float64)
 
 
-def angle_error(positions: np.ndarray, dtype: str = "float32", d: int = 64) -> np.ndarray:
+def angle_error(positions: np.ndarray, dtype: str = "float32", d: int = DEFAULT.d) -> np.ndarray:
     r"""The largest error over the pairs of the angle \(m\theta_i\) formed in ``dtype``, against
     float64, for each position: shape ``(len(positions),)``, in radians. Arguments as for
     [`angles`][]."""
@@ -119,7 +119,7 @@ def cos_sin_error(
     positions: np.ndarray,
     angle_dtype: str = "float32",
     storage_dtype: str = "bfloat16",
-    d: int = 64,
+    d: int = DEFAULT.d,
 ) -> np.ndarray:
     r"""The largest error, over the pairs and over cosine and sine, of \(\cos m\theta_i\) and
     \(\sin m\theta_i\) when the angle is formed in ``angle_dtype`` and the result stored in
@@ -182,7 +182,7 @@ def _rotate(
 
 
 @functools.cache
-def _head(alpha: float = 10.0, d: int = 64) -> tuple[np.ndarray, np.ndarray]:
+def _head(alpha: float = DEFAULT.alpha, d: int = DEFAULT.d) -> tuple[np.ndarray, np.ndarray]:
     """The previous-token head's query and key before RoPE, W_q h and W_k h (the same for
     every token: the head reads only the bias coordinate)."""
     cfg = Config(d=d, D=4 * d, alpha=alpha)

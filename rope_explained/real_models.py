@@ -17,7 +17,7 @@ import numpy as np
 
 from ._checks import check_base, check_choice, check_head_dim, check_text, show
 from .experiments import InductionPrompt
-from .model import MAX_LETTERS, forward, make_config, predict_last
+from .model import DEFAULT, MAX_LETTERS, forward, make_config, predict_last
 from .rope import LAYOUTS, frequencies
 
 MAX_EXPERIMENT_PROMPTS = 1000
@@ -129,7 +129,7 @@ def _partial_config(fraction: float, variant: str, d: int, base: float) -> dict:
 
 
 def rotary_frequencies(
-    fraction: float, variant: str = "neox", d: int = 64, base: float = 10000.0
+    fraction: float, variant: str = "neox", d: int = DEFAULT.d, base: float = DEFAULT.base
 ) -> np.ndarray:
     r"""The frequency each pair of a head turns at when only a ``fraction`` of it rotates.
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from ._checks import check_base, check_choice, check_head_dim, check_int_range, check_seed
 from .embedding import VOCAB, embedding_matrix
+from .model import DEFAULT
 from .rope import apply_rope, frequencies
 
 MAX_POSITIONS = 4096
@@ -30,7 +31,7 @@ SCORE_TERMS = ("content", "content_position", "position_content", "position", "a
 """The terms [`additive_score_terms`][] returns, each ``(T, T)``."""
 
 
-def sinusoidal_positions(T: int, d: int = 64, base: float = 10000.0) -> np.ndarray:
+def sinusoidal_positions(T: int, d: int = DEFAULT.d, base: float = DEFAULT.base) -> np.ndarray:
     r"""The sinusoidal position vectors \(\mathrm{PE}_0, \ldots, \mathrm{PE}_{T-1}\), shape
     ``(T, d)``.
 
@@ -54,7 +55,7 @@ def sinusoidal_positions(T: int, d: int = 64, base: float = 10000.0) -> np.ndarr
 
 
 def additive_score_terms(
-    query_letter: str = "a", key_letter: str = "b", T: int = 48, d: int = 64, seed: int = 0
+    query_letter: str = "a", key_letter: str = "b", T: int = 48, d: int = DEFAULT.d, seed: int = 0
 ) -> dict[str, np.ndarray]:
     r"""The four terms of the additive score, and the RoPE score, at every pair of positions.
 

@@ -8,7 +8,7 @@ an experiment's arrays) and returns a `matplotlib.figure.Figure`. The [`register
 decorator files it under a stable id with its caption and alt text:
 
     @register("rope-frequencies", caption="The frequency schedule ...", alt="A line plot of ...")
-    def frequency_schedule(d=64, base=10000.0):
+    def frequency_schedule(d=DEFAULT.d, base=DEFAULT.base):  # the model's settings
         fig, ax = new_figure()
         ...
         return fig

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...embedding import VOCAB, letter_angle
 from ...experiments import induction_hits, induction_prompts
-from ...model import Config, forward
+from ...model import DEFAULT, Config, forward
 from ...rope import frequencies
 from .. import register, times_ten, value
 from ..style import (
@@ -393,7 +393,9 @@ TIE_PROMPT = "kbxkmdk"
 
 @value("layer1-tie-h", letter="h")
 @value("layer1-tie-g", letter="g")
-def layer1_tie_probability(letter: str = "h", text: str = TIE_PROMPT, alpha: float = 10.0) -> str:
+def layer1_tie_probability(
+    letter: str = "h", text: str = TIE_PROMPT, alpha: float = DEFAULT.alpha
+) -> str:
     """The probability of ``letter`` after ``text``."""
     tr = forward(text, alpha=alpha)
     return f"{tr.probs[-1][tr.vocab.index(letter)]:.3f}"
@@ -407,7 +409,7 @@ def _tie_keys(text: str) -> list[int]:
 @value("layer1-tie-early", which=0)
 @value("layer1-tie-late", which=1)
 @value("layer1-tie-exact", which=1, alpha=100.0)
-def layer1_tie_weight(which: int = 0, text: str = TIE_PROMPT, alpha: float = 10.0) -> str:
+def layer1_tie_weight(which: int = 0, text: str = TIE_PROMPT, alpha: float = DEFAULT.alpha) -> str:
     """The last query's attention on the earlier (0) or later (1) exact match."""
     tr = forward(text, alpha=alpha)
     return f"{tr.A1[-1, _tie_keys(text)[which]]:.4f}"
@@ -461,8 +463,8 @@ def layer1_ex_two_after(text: str = EXERCISE_TWO_AFTER, offset: int = 2) -> str:
 
 
 @value("layer1-ex-limit-llama", d=128, base=500000.0)
-@value("layer1-ex-limit-128", d=128, base=10000.0)
-def layer1_ex_limit(d: int = 128, base: float = 10000.0) -> str:
+@value("layer1-ex-limit-128", d=128, base=DEFAULT.base)
+def layer1_ex_limit(d: int = 128, base: float = DEFAULT.base) -> str:
     """The distance at which the slowest pair of a ``d``-dimensional head with ``base`` has
     turned by half a letter step, pi/26 (with thousands separators, TeX)."""
     half_step = (letter_angle("b") - letter_angle("a")) / 2

@@ -14,7 +14,7 @@ from matplotlib.patches import Circle
 
 from ...embedding import VOCAB, embedding_matrix
 from ...experiments import previous_token_scores
-from ...model import Config, forward
+from ...model import DEFAULT, Config, forward
 from ...rope import frequencies
 from .. import floor_to, register, times_ten, value
 from ..style import COLORS, DIVERGING, attention_heatmap, centred_norm, new_figure, token_ticks
@@ -48,11 +48,11 @@ def _pattern(ax, trace, label: str | None = None):
     "falling, with ripples, to about 15 forty steps either side; a dashed line marks the "
     "ceiling d/2 = 32. A zoomed panel shows offsets -5 to 3 and the gap of "
     '{{ value("layer0-score-gap") }} next to the peak.',
-    d=64,
-    base=10000.0,
+    d=DEFAULT.d,
+    base=DEFAULT.base,
     span=40,
 )
-def score_vs_offset(d: int = 64, base: float = 10000.0, span: int = 40):
+def score_vs_offset(d: int = DEFAULT.d, base: float = DEFAULT.base, span: int = 40):
     """Score per unit alpha against the offset Delta = n - m, from ``previous_token_scores``
     (which takes Delta + 1)."""
     offsets = np.arange(-span, span + 1) - 1  # Delta = n - m, centred on the peak at -1
@@ -332,26 +332,26 @@ def _worst_row(prompt: str, alpha: float) -> tuple[float, float]:
 
 
 @value("layer0-slowest-frequency")
-def layer0_slowest_frequency(d: int = 64, base: float = 10000.0) -> str:
+def layer0_slowest_frequency(d: int = DEFAULT.d, base: float = DEFAULT.base) -> str:
     """The frequency of the slowest pair, to two digits (TeX)."""
     return times_ten(frequencies(d, base)[-1], 1)
 
 
 @value("layer0-neighbour-score")
-def layer0_neighbour_score(d: int = 64) -> str:
+def layer0_neighbour_score(d: int = DEFAULT.d) -> str:
     """The score per unit alpha of the closest competitors, Delta = +-1."""
     return f"{previous_token_scores(np.array([1.0]), d=d)[0]:.2f}"
 
 
 @value("layer0-score-gap")
-def layer0_score_gap(d: int = 64) -> str:
+def layer0_score_gap(d: int = DEFAULT.d) -> str:
     """How far the closest competitors trail the peak d/2, per unit alpha."""
     peak, side = previous_token_scores(np.array([0.0, 1.0]), d=d)
     return f"{peak - side:.2f}"
 
 
 @value("layer0-fastest-pair-gap")
-def layer0_fastest_pair_gap(d: int = 64) -> str:
+def layer0_fastest_pair_gap(d: int = DEFAULT.d) -> str:
     """The share of the fastest pair in that gap, 1 - cos(theta_0)."""
     return f"{1 - np.cos(frequencies(d)[0]):.2f}"
 
@@ -366,8 +366,8 @@ def layer0_row_gap(prompt: str = PROMPT) -> str:
 
 @value("layer0-min-weight-alpha-1", alpha=1.0, decimals=3)
 @value("layer0-min-weight-alpha-5", alpha=5.0, decimals=3)
-@value("layer0-min-weight-alpha-10", alpha=10.0, decimals=5)
-def layer0_min_weight(alpha: float = 10.0, decimals: int = 5, prompt: str = PROMPT) -> str:
+@value("layer0-min-weight-alpha-10", alpha=DEFAULT.alpha, decimals=5)
+def layer0_min_weight(alpha: float = DEFAULT.alpha, decimals: int = 5, prompt: str = PROMPT) -> str:
     """The smallest weight any row puts on its previous token, at sharpness ``alpha``."""
     return f"{_worst_row(prompt, alpha)[0]:.{decimals}f}"
 
@@ -410,7 +410,7 @@ def layer0_bos_weight(text: str = "abcab") -> str:
 
 
 @value("layer0-sum-factor")
-def layer0_sum_factor(d: int = 64) -> str:
+def layer0_sum_factor(d: int = DEFAULT.d) -> str:
     """The factor k in E[a] + E[c] = k E[b]."""
     E = embedding_matrix(d)
     a, b, c = (E[VOCAB.index(t)] for t in "abc")
@@ -462,7 +462,7 @@ def layer0_alpha_for_99(prompt: str = PROMPT, target: float = 0.99) -> str:
 
 
 @value("layer0-alpha-for-99-estimate")
-def layer0_alpha_for_99_estimate(d: int = 64, target: float = 0.99) -> str:
+def layer0_alpha_for_99_estimate(d: int = DEFAULT.d, target: float = 0.99) -> str:
     """The two-rival estimate of that alpha: 1 / (1 + 2 e^{-g alpha}) = target."""
     peak, side = previous_token_scores(np.array([0.0, 1.0]), d=d)
     g = peak - side
@@ -477,7 +477,7 @@ def layer0_gap_small(d: int = 16) -> str:
 
 
 @value("layer0-alpha-d16")
-def layer0_alpha_small(d: int = 16, alpha: float = 10.0) -> str:
+def layer0_alpha_small(d: int = 16, alpha: float = DEFAULT.alpha) -> str:
     """The alpha that gives a d-dimensional head the d = 64 head's gap alpha x g_64."""
     g = {
         dd: float(np.subtract(*previous_token_scores(np.array([0.0, 1.0]), d=dd))) for dd in (d, 64)

@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from ...heads import constant_key_vector
+from ...model import DEFAULT
 from ...rope import apply_rope, frequencies, rotation_matrix
 from ...sources import source_link
 from .. import register, thousands, times_ten, value
@@ -42,10 +43,10 @@ def _wavelength(x):
     "from 1 at i = 0 to about 1.3e-4 at i = 31, with a right-hand axis giving the wavelength "
     "from about 6 to about 47,000 positions. Two faint lines show base 100 (flatter) and base "
     "500,000 (steeper).",
-    d=64,
-    base=10000.0,
+    d=DEFAULT.d,
+    base=DEFAULT.base,
 )
-def frequency_schedule(d: int = 64, base: float = 10000.0):
+def frequency_schedule(d: int = DEFAULT.d, base: float = DEFAULT.base):
     """theta_i on a log scale, with the wavelength 2 pi / theta_i as a second axis."""
     i = np.arange(d // 2)
     theta = frequencies(d, base)  # (d/2,)
@@ -90,11 +91,11 @@ def frequency_schedule(d: int = 64, base: float = 10000.0):
     "position m from 0 (dark purple) to 24 (yellow). For i = 0 the dots are spread all round "
     "the circle; for i = 8 they cover about a third of a turn; for i = 16 and i = 31 they "
     "stay bunched near the starting point at angle 0.",
-    d=64,
+    d=DEFAULT.d,
     pairs=(0, 8, 16, 31),
     m_max=24,
 )
-def rope_turning(d: int = 64, pairs=(0, 8, 16, 31), m_max: int = 24):
+def rope_turning(d: int = DEFAULT.d, pairs=(0, 8, 16, 31), m_max: int = 24):
     """Small multiples: one pair's vector at positions 0..m_max, on its unit circle."""
     m = np.arange(m_max + 1, dtype=float)
     theta = frequencies(d)
@@ -169,11 +170,11 @@ def rope_matrix(d: int = 16, positions=(1, 6)):
     "lowest score (about -15) to the highest (just below 0), made entirely of "
     "stripes parallel to the main diagonal. Right: a line plot of score against offset n - m "
     "for three query positions; the three curves coincide exactly.",
-    d=64,
+    d=DEFAULT.d,
     T=48,
     seed=0,
 )
-def rope_relative_score(d: int = 64, T: int = 48, seed: int = 0):
+def rope_relative_score(d: int = DEFAULT.d, T: int = 48, seed: int = 0):
     """Score heatmap over (m, n) for fixed content: it depends only on n - m."""
     rng = np.random.default_rng(seed)
     q, k = rng.standard_normal((2, d))  # (d,) each: fixed content
@@ -219,11 +220,11 @@ def rope_relative_score(d: int = 64, T: int = 48, seed: int = 0):
     "1 with peaks of height 1 at Delta = 0, 16, 32 and so on, marked with dots. Bottom: a "
     "curve that is 1 at Delta = 0, falls quickly and then wanders between about 0 and 0.5 "
     "without ever returning to 1.",
-    d=64,
+    d=DEFAULT.d,
     period=16,
     delta_max=200,
 )
-def rope_aliasing(d: int = 64, period: int = 16, delta_max: int = 200):
+def rope_aliasing(d: int = DEFAULT.d, period: int = 16, delta_max: int = 200):
     """Equal frequencies alias with period 2 pi / theta; the RoPE spectrum does not."""
     c = constant_key_vector(d)  # (d,)
     delta = np.arange(delta_max + 1, dtype=float)
@@ -308,41 +309,45 @@ def rope_layouts(d: int = 8):
 
 
 @value("rope-frequency-ratio")
-def rope_frequency_ratio(d: int = 64, base: float = 10000.0) -> str:
+def rope_frequency_ratio(d: int = DEFAULT.d, base: float = DEFAULT.base) -> str:
     """The factor between the frequencies of neighbouring pairs."""
     theta = frequencies(d, base)
     return f"{theta[0] / theta[1]:.2f}"
 
 
 @value("rope-slowest-frequency")
-def rope_slowest_frequency(d: int = 64, base: float = 10000.0) -> str:
+def rope_slowest_frequency(d: int = DEFAULT.d, base: float = DEFAULT.base) -> str:
     """The frequency of the slowest pair (TeX)."""
     return times_ten(frequencies(d, base)[-1], 2)
 
 
 @value("rope-fastest-wavelength", decimals=2)
 @value("rope-fastest-wavelength-short", decimals=1)
-def rope_fastest_wavelength(decimals: int = 2, d: int = 64, base: float = 10000.0) -> str:
+def rope_fastest_wavelength(
+    decimals: int = 2, d: int = DEFAULT.d, base: float = DEFAULT.base
+) -> str:
     """The wavelength of pair 0, in positions."""
     return f"{_wavelength(frequencies(d, base)[0]):.{decimals}f}"
 
 
 @value("rope-slowest-wavelength", tex=True)
 @value("rope-slowest-wavelength-text", tex=False)
-def rope_slowest_wavelength(tex: bool = True, d: int = 64, base: float = 10000.0) -> str:
+def rope_slowest_wavelength(
+    tex: bool = True, d: int = DEFAULT.d, base: float = DEFAULT.base
+) -> str:
     """The wavelength of the slowest pair, in positions, with a thousands separator."""
     return thousands(_wavelength(frequencies(d, base)[-1]), tex=tex)
 
 
 @value("rope-runner-up-score")
-def rope_runner_up_score(d: int = 64) -> str:
+def rope_runner_up_score(d: int = DEFAULT.d) -> str:
     """The score of the constant key against itself one position on, as a share of d/2."""
     c = constant_key_vector(d)
     return f"{apply_rope(c[None, :], [1.0])[0] @ c / (d / 2):.3f}"
 
 
 @value("rope-slowest-wavelength-500k", base=500000.0)
-def rope_slowest_wavelength_base(base: float = 500000.0, d: int = 64) -> str:
+def rope_slowest_wavelength_base(base: float = 500000.0, d: int = DEFAULT.d) -> str:
     """The slowest wavelength for another base, in positions (TeX thousands separator)."""
     return thousands(_wavelength(frequencies(d, base)[-1]), tex=True)
 
@@ -352,7 +357,9 @@ def rope_slowest_wavelength_base(base: float = 500000.0, d: int = 64) -> str:
 
 @value("rope-return-pair-0", pair=0)
 @value("rope-return-pair-8", pair=8)
-def rope_first_return(pair: int = 0, eps: float = 0.01, d: int = 64, limit: int = 5_000) -> str:
+def rope_first_return(
+    pair: int = 0, eps: float = 0.01, d: int = DEFAULT.d, limit: int = 5_000
+) -> str:
     """The first offset Delta >= 1 at which pair ``pair`` of a vector rotated by R_Delta is
     within ``eps`` radians of where it started, found by rotating (1, 0) with apply_rope."""
     delta = np.arange(1, limit + 1, dtype=float)
@@ -367,7 +374,7 @@ def rope_first_return(pair: int = 0, eps: float = 0.01, d: int = 64, limit: int 
 
 
 @value("rope-slowest-degree")
-def rope_slowest_degree(d: int = 64) -> str:
+def rope_slowest_degree(d: int = DEFAULT.d) -> str:
     """How many positions the slowest pair needs to turn by one degree, rounded up."""
     return str(int(np.ceil(np.deg2rad(1.0) / frequencies(d)[-1])))
 

@@ -20,7 +20,7 @@ from ...embedding import (
     plane_basis,
     plane_reader,
 )
-from ...model import Config
+from ...model import DEFAULT, Config
 from .. import below, ceil_to, register, value
 from ..style import COLORS, DIVERGING, centred_norm, new_figure, token_ticks
 
@@ -33,9 +33,9 @@ from ..style import COLORS, DIVERGING, centred_norm, new_figure, token_ticks
     alt="Heatmap with 26 rows labelled a to z and 64 columns j = 0 to 63, values between -0.5 "
     "(blue) and 0.5 (red). Diagonal red and blue stripes: each row repeats the row above, "
     "shifted a little to the left.",
-    d=64,
+    d=DEFAULT.d,
 )
-def embedding_matrix_heatmap(d: int = 64):
+def embedding_matrix_heatmap(d: int = DEFAULT.d):
     """Heatmap of the 26 x d embedding matrix."""
     E = embedding_matrix(d)  # (26, d)
     fig, ax = new_figure(width=7.2, height=4.6)
@@ -55,10 +55,10 @@ def embedding_matrix_heatmap(d: int = 64):
     alt="Line plot with dots: distance from index 0 against index k from 0 to 78. The curve "
     "rises to about 5.7 at k = 13, falls to zero at k = 26, rises again and returns to zero at "
     "k = 52 and again near 78. The range 0 to 25 is shaded and labelled as the 26 letters.",
-    d=64,
+    d=DEFAULT.d,
     k_max=78,
 )
-def embedding_period(d: int = 64, k_max: int = 78):
+def embedding_period(d: int = DEFAULT.d, k_max: int = 78):
     """Distance of embed_index(k) from embed_index(0), showing the period 26."""
     k = np.arange(k_max + 1)
     X = embed_index(k, d)  # (k_max+1, d)
@@ -101,9 +101,9 @@ def embedding_period(d: int = 64, k_max: int = 78):
     alt="Bar chart on a logarithmic vertical axis: singular values number 1 to 26. Bars 1 and "
     "2 reach about 10; bars 3 to 26 are grey stubs at the floor of the axis, below a dashed "
     "line marking the numerical rank threshold.",
-    d=64,
+    d=DEFAULT.d,
 )
-def embedding_singular_values(d: int = 64):
+def embedding_singular_values(d: int = DEFAULT.d):
     """Bar chart of the singular values of E: two non-zero, the rest rounding noise."""
     E = embedding_matrix(d)  # (26, d)
     s = _singular_values(d)  # (26,)
@@ -141,9 +141,9 @@ def embedding_singular_values(d: int = 64):
     alt="Scatter plot on equal axes: 26 points labelled a to z evenly spaced around a unit "
     "circle, counter-clockwise from a at angle 0. A dashed line through the centre joins a "
     "(right) and n (left). An open circle marked index 26 sits on top of a.",
-    d=64,
+    d=DEFAULT.d,
 )
-def embedding_circle(d: int = 64):
+def embedding_circle(d: int = DEFAULT.d):
     """The letters on the unit circle of the embedding plane."""
     P = plane_reader(d)  # (2, d)
     xy = embedding_matrix(d) @ P.T  # (26, 2) = (cos a_t, sin a_t)
@@ -197,9 +197,9 @@ def embedding_circle(d: int = 64):
     alt="26 by 26 heatmap, letters a to z on both axes, red (+1) on the main diagonal fading "
     "through white to blue (-1) along the diagonals 13 letters away, for example at row a, "
     "column n; the colours wrap so that z is again similar to a.",
-    d=64,
+    d=DEFAULT.d,
 )
-def embedding_similarity(d: int = 64):
+def embedding_similarity(d: int = DEFAULT.d):
     """Heatmap of the cosine similarity between the 26 letter embeddings."""
     E = embedding_matrix(d)  # (26, d)
     n = np.linalg.norm(E, axis=1)  # (26,)
@@ -231,13 +231,13 @@ def _singular_values(d: int) -> np.ndarray:
 
 @value("embedding-sigma-1", k=0)
 @value("embedding-sigma-2", k=1)
-def embedding_sigma(k: int = 0, d: int = 64) -> str:
+def embedding_sigma(k: int = 0, d: int = DEFAULT.d) -> str:
     """Singular value number ``k + 1`` of the embedding matrix."""
     return f"{_singular_values(d)[k]:.2f}"
 
 
 @value("embedding-rounding-bound")
-def embedding_rounding_bound(d: int = 64) -> str:
+def embedding_rounding_bound(d: int = DEFAULT.d) -> str:
     """A bound on every singular value after the first two (TeX): they are zero in exact
     arithmetic and rounding here (about 2e-15; the digits depend on the CPU)."""
     return below(_singular_values(d)[2:].max(), ROUNDING_FLOOR)
@@ -250,7 +250,7 @@ def embedding_neighbour_cosine() -> str:
 
 
 @value("embedding-similarity-deviation")
-def embedding_similarity_deviation(d: int = 64) -> str:
+def embedding_similarity_deviation(d: int = DEFAULT.d) -> str:
     """How far the raw cosine similarity strays from cos(a_t' - a_t), rounded up."""
     E = embedding_matrix(d)
     angles = np.array([letter_angle(t) for t in VOCAB])
@@ -261,7 +261,7 @@ def embedding_similarity_deviation(d: int = 64) -> str:
 
 @value("embedding-norm-s", row=0)
 @value("embedding-norm-c", row=1)
-def embedding_plane_norm(row: int = 0, d: int = 64) -> str:
+def embedding_plane_norm(row: int = 0, d: int = DEFAULT.d) -> str:
     """The length of S (row 0 of the plane basis) or C (row 1)."""
     return f"{np.linalg.norm(plane_basis(d)[row]):.2f}"
 
@@ -294,7 +294,7 @@ def embedding_model_gamma() -> str:
 
 
 @value("embedding-opposite-step")
-def embedding_opposite_step(d: int = 64) -> str:
+def embedding_opposite_step(d: int = DEFAULT.d) -> str:
     """The smallest k > 0 with E(k) = -E(0): how many letters apart two opposites are."""
     k = np.arange(1, 27)
     gap = np.linalg.norm(embed_index(k, d) + embed_index(0, d), axis=1)
@@ -302,7 +302,7 @@ def embedding_opposite_step(d: int = 64) -> str:
 
 
 @value("embedding-step-ten-count")
-def embedding_step_ten_count(d: int = 64, step: float = np.pi / 10, n: int = 200) -> str:
+def embedding_step_ten_count(d: int = DEFAULT.d, step: float = np.pi / 10, n: int = 200) -> str:
     """How many distinct vectors the formula gives with the step ``step`` instead of pi/13,
     counted over the indices 0..n-1 (vectors closer than 1e-9 count as one)."""
     j = np.arange(d)
@@ -315,14 +315,14 @@ def embedding_step_ten_count(d: int = 64, step: float = np.pi / 10, n: int = 200
 
 
 @value("embedding-right-angle-cosine")
-def embedding_right_angle_cosine(d: int = 64) -> str:
+def embedding_right_angle_cosine(d: int = DEFAULT.d) -> str:
     """The smallest |cosine| through the plane reader between "a" and any other letter."""
     pts = embedding_matrix(d) @ plane_reader(d).T  # (26, 2): (cos a_t, sin a_t)
     return f"{np.abs(pts[1:] @ pts[0]).min():.3f}"
 
 
 @value("embedding-mean-bound")
-def embedding_mean_bound(d: int = 64) -> str:
+def embedding_mean_bound(d: int = DEFAULT.d) -> str:
     """The smallest power of ten above the length of the mean of the 26 embeddings (TeX)."""
     mean = np.linalg.norm(embedding_matrix(d).mean(axis=0))
     return f"10^{{{math.ceil(math.log10(mean))}}}"

@@ -12,6 +12,7 @@ from ...experiments import (
     pair_horizons,
     stable_pair_count,
 )
+from ...model import DEFAULT
 from ...sources import source_link
 from .. import register, value
 from ..style import COLORS, new_figure
@@ -37,11 +38,11 @@ _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8
         "as the window grows; for d = 64 they are 26 at 100 tokens, 10 at 1000 and 0 at "
         "10000 tokens."
     ),
-    d=64,
-    base=10000.0,
+    d=DEFAULT.d,
+    base=DEFAULT.base,
     min_cos=0.9,
 )
-def rope_bottleneck(d=64, base=10000.0, min_cos=0.9):
+def rope_bottleneck(d=DEFAULT.d, base=DEFAULT.base, min_cos=0.9):
     """Per-pair horizons and the number of position-blind coordinates per window length."""
     horizons = pair_horizons(d, base, min_cos)
     fig, (ax0, ax1) = new_figure(1, 2, width=7.2, height=3.6, layout="constrained")
@@ -84,9 +85,9 @@ def notes_horizon_numerator(min_cos: float = 0.9) -> str:
     return f"{np.arccos(min_cos):.3f}"
 
 
-@value("bottleneck-d64-b1e4-l100", d=64, base=1e4, length=100)
-@value("bottleneck-d64-b1e4-l1000", d=64, base=1e4, length=1000)
-@value("bottleneck-d64-b1e4-l10000", d=64, base=1e4, length=10000)
+@value("bottleneck-d64-b1e4-l100", d=DEFAULT.d, base=DEFAULT.base, length=100)
+@value("bottleneck-d64-b1e4-l1000", d=DEFAULT.d, base=DEFAULT.base, length=1000)
+@value("bottleneck-d64-b1e4-l10000", d=DEFAULT.d, base=DEFAULT.base, length=10000)
 @value("bottleneck-d128-b1e4-l100", d=128, base=1e4, length=100)
 @value("bottleneck-d128-b1e4-l1000", d=128, base=1e4, length=1000)
 @value("bottleneck-d128-b1e4-l10000", d=128, base=1e4, length=10000)
@@ -94,14 +95,16 @@ def notes_horizon_numerator(min_cos: float = 0.9) -> str:
 @value("bottleneck-d128-b5e5-l1000", d=128, base=5e5, length=1000)
 @value("bottleneck-d128-b5e5-l10000", d=128, base=5e5, length=10000)
 def bottleneck_coordinates(
-    d: int = 64, base: float = 1e4, length: int = 100, min_cos: float = 0.9
+    d: int = DEFAULT.d, base: float = DEFAULT.base, length: int = 100, min_cos: float = 0.9
 ) -> str:
     """d_semantic(L): the coordinates whose pairs stay within the tolerance over ``length``."""
     return str(2 * int(stable_pair_count(np.array([float(length)]), d, base, min_cos)[0]))
 
 
 @value("notes-slowest-horizon")
-def notes_slowest_horizon(d: int = 64, base: float = 1e4, min_cos: float = 0.9) -> str:
+def notes_slowest_horizon(
+    d: int = DEFAULT.d, base: float = DEFAULT.base, min_cos: float = 0.9
+) -> str:
     """The horizon of the slowest pair, in tokens, to the nearest hundred."""
     return f"{round(pair_horizons(d, base, min_cos)[-1], -2):.0f}"
 
@@ -141,7 +144,9 @@ def ex_open_coordinates() -> str:
 
 
 @value("notes-ex-open-loose", min_cos=0.5)
-def ex_open_loose(d: int = 64, base: float = 1e4, length: int = 1000, min_cos: float = 0.5) -> str:
+def ex_open_loose(
+    d: int = DEFAULT.d, base: float = DEFAULT.base, length: int = 1000, min_cos: float = 0.5
+) -> str:
     """d_semantic(1000) of this site's head at the looser tolerance ``min_cos``."""
     return str(2 * int(stable_pair_count(np.array([float(length)]), d, base, min_cos)[0]))
 
@@ -153,7 +158,7 @@ def ex_open_loose_tolerance() -> str:
 
 @value("notes-ex-open-half-first", half=0)
 @value("notes-ex-open-half-second", half=1)
-def ex_open_half(half: int = 0, d: int = 64, pairs: int = 4) -> str:
+def ex_open_half(half: int = 0, d: int = DEFAULT.d, pairs: int = 4) -> str:
     """Under rotate-half, the lowest coordinate that the ``pairs`` slowest pairs occupy in the
     first (``half=0``) or second half of the head."""
     from ...conventions import interleaved_to_half

@@ -13,7 +13,7 @@ from ...experiments import (
     previous_token_experiment,
     previous_token_scores,
 )
-from ...model import forward
+from ...model import DEFAULT, forward
 from .. import floor_to, register, times_ten, value
 from ..style import COLORS, attention_heatmap, new_figure
 
@@ -41,9 +41,9 @@ _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8
     alphas=(1.0, 10.0, 100.0),
     T=20,
     D=768,
-    d=64,
+    d=DEFAULT.d,
 )
-def previous_token_patterns(alphas=(1.0, 10.0, 100.0), T=20, D=768, d=64):
+def previous_token_patterns(alphas=(1.0, 10.0, 100.0), T=20, D=768, d=DEFAULT.d):
     """Experiment 1: the three attention patterns, masked above the diagonal."""
     patterns = previous_token_experiment(alphas=alphas, T=T, D=D, d=d)
     fig, axes = new_figure(1, len(patterns), width=7.2, height=2.7, layout="constrained")
@@ -75,9 +75,9 @@ def previous_token_patterns(alphas=(1.0, 10.0, 100.0), T=20, D=768, d=64):
         "marked peak of 32 at offset -1 and drops back to about 31 at offset 0."
     ),
     T=20,
-    d=64,
+    d=DEFAULT.d,
 )
-def previous_token_score_profile(T=20, d=64):
+def previous_token_score_profile(T=20, d=DEFAULT.d):
     """The layer-0 score per unit alpha against the offset n - m (Experiment 1's logits)."""
     offsets = np.arange(-(T - 1), 1)  # n - m for the keys a query can see
     scores = previous_token_scores(offsets + 1, d=d)  # the query looks one step back
@@ -108,42 +108,42 @@ def _gap(d: int) -> float:
 
 
 @value("notes-neighbour-score")
-def notes_neighbour_score(d: int = 64) -> str:
+def notes_neighbour_score(d: int = DEFAULT.d) -> str:
     """The score per unit alpha of the previous token's neighbours, sum_i cos(theta_i)."""
     return f"{previous_token_scores(np.array([1.0]), d=d)[0]:.2f}"
 
 
 @value("notes-score-gap")
-def notes_score_gap(d: int = 64) -> str:
+def notes_score_gap(d: int = DEFAULT.d) -> str:
     """How far the neighbours trail the peak d/2, per unit alpha."""
     return f"{_gap(d):.2f}"
 
 
-@value("notes-gap-exponent-10", alpha=10.0, decimals=1)
+@value("notes-gap-exponent-10", alpha=DEFAULT.alpha, decimals=1)
 @value("notes-gap-exponent-100", alpha=100.0, decimals=0)
-def notes_gap_exponent(alpha: float = 10.0, decimals: int = 1, d: int = 64) -> str:
+def notes_gap_exponent(alpha: float = DEFAULT.alpha, decimals: int = 1, d: int = DEFAULT.d) -> str:
     """The score gap at sharpness ``alpha``, the exponent of the neighbours' weight ratio."""
     return f"{alpha * _gap(d):.{decimals}f}"
 
 
 @value("notes-two-neighbours-estimate")
-def notes_two_neighbours_estimate(alpha: float = 10.0, d: int = 64) -> str:
+def notes_two_neighbours_estimate(alpha: float = DEFAULT.alpha, d: int = DEFAULT.d) -> str:
     """The estimate 2 e^(-alpha gap) of the weight the two neighbours get together (TeX)."""
     return times_ten(2 * np.exp(-alpha * _gap(d)), 0)
 
 
 @value("notes-mean-weight-1", alpha=1.0, decimals=3)
-@value("notes-mean-weight-10", alpha=10.0, decimals=5)
+@value("notes-mean-weight-10", alpha=DEFAULT.alpha, decimals=5)
 @value("notes-mean-weight-wendler-1", alpha=1.0, decimals=3, schedule="wendler")
-@value("notes-mean-weight-wendler-10", alpha=10.0, decimals=5, schedule="wendler")
+@value("notes-mean-weight-wendler-10", alpha=DEFAULT.alpha, decimals=5, schedule="wendler")
 def notes_mean_weight(alpha: float = 1.0, decimals: int = 3, schedule: str = "standard") -> str:
     """Experiment 1: the weight on the previous token, averaged over the queries that have one."""
     A = previous_token_experiment(schedule=schedule)[alpha]
     return f"{np.diag(A, k=-1).mean():.{decimals}f}"
 
 
-@value("notes-left-weight-wendler-10", alpha=10.0)
-def notes_left_weight_wendler(alpha: float = 10.0) -> str:
+@value("notes-left-weight-wendler-10", alpha=DEFAULT.alpha)
+def notes_left_weight_wendler(alpha: float = DEFAULT.alpha) -> str:
     """Experiment 1 under Wendler's schedule: the mean weight left off the previous token (TeX)."""
     A = previous_token_experiment(schedule="wendler")[alpha]
     return times_ten(1 - np.diag(A, k=-1).mean(), 0)
@@ -160,8 +160,8 @@ def notes_schedule_pattern_gap(alpha: float = 1.0) -> str:
     return f"{np.ceil(gap * 100) / 100:.2f}"
 
 
-@value("notes-left-weight-10", alpha=10.0)
-def notes_left_weight(alpha: float = 10.0) -> str:
+@value("notes-left-weight-10", alpha=DEFAULT.alpha)
+def notes_left_weight(alpha: float = DEFAULT.alpha) -> str:
     """Experiment 1: the mean weight left off the previous token (TeX)."""
     return times_ten(1 - np.diag(previous_token_experiment()[alpha], k=-1).mean(), 0)
 
@@ -192,16 +192,16 @@ EXERCISE_WINDOW = 100
 
 @value("notes-ex-position-gap-128", d=128)
 @value("notes-ex-position-gap-wendler", schedule="wendler")
-def ex_gap(d: int = 64, schedule: str = "standard") -> str:
+def ex_gap(d: int = DEFAULT.d, schedule: str = "standard") -> str:
     """How far the previous token's neighbours trail it, per unit alpha, for a head of ``d``
     under ``schedule``."""
     peak, side = previous_token_scores(np.array([0.0, 1.0]), d=d, schedule=schedule)
     return f"{peak - side:.2f}"
 
 
-@value("notes-ex-position-alpha-64", d=64)
+@value("notes-ex-position-alpha-64", d=DEFAULT.d)
 @value("notes-ex-position-alpha-128", d=128)
-def ex_alpha(d: int = 64, share: float = EXERCISE_SHARE) -> str:
+def ex_alpha(d: int = DEFAULT.d, share: float = EXERCISE_SHARE) -> str:
     """The smallest sharpness alpha at which the two neighbours together keep at most
     ``share`` of the previous token's weight, 2 exp(-alpha gap) <= share, rounded up."""
     from .. import ceil_to
@@ -216,7 +216,7 @@ def ex_share() -> str:
 
 
 @value("notes-ex-position-doubled-wins")
-def ex_doubled_wins(d: int = 64, window: int = EXERCISE_WINDOW) -> str:
+def ex_doubled_wins(d: int = DEFAULT.d, window: int = EXERCISE_WINDOW) -> str:
     """At how many distances 2..window a key of twice the length, 2c, outscores the previous
     token's key c: 2 S(delta) > d/2, with S the score per unit alpha."""
     delta = np.arange(2, window + 1)

@@ -17,7 +17,7 @@ from ...experiments import (
     semantic_head_weights,
     semantic_recency,
 )
-from ...model import Config
+from ...model import DEFAULT, Config
 from ...rope import frequencies
 from .. import register, times_ten, value
 from ..style import COLORS, legend_columns, new_figure
@@ -45,9 +45,9 @@ _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8
         "d0 = d - d/8 and d0 = d - 2 bending down by about 1 % at distance 999."
     ),
     T=1000,
-    d=64,
+    d=DEFAULT.d,
 )
-def semantic_recency_curves(T=1000, d=64):
+def semantic_recency_curves(T=1000, d=DEFAULT.d):
     """The same vector at every position: normalised score against distance, per d0."""
     fig, (top, zoom) = new_figure(
         2,
@@ -115,9 +115,9 @@ _ZOOM = (0.98, 1.002)
     ),
     T=1000,
     D=768,
-    d=64,
+    d=DEFAULT.d,
 )
-def semantic_sweep(T=1000, D=768, d=64):
+def semantic_sweep(T=1000, D=768, d=DEFAULT.d):
     """Experiment 3: the last query's normalised scores over its predecessors, per d0, under
     both frequency schedules."""
     d0s = d0_sweep_values(d)
@@ -177,9 +177,9 @@ def semantic_sweep(T=1000, D=768, d=64):
     ),
     T=1000,
     D=768,
-    d=64,
+    d=DEFAULT.d,
 )
-def semantic_softmax(T=1000, D=768, d=64):
+def semantic_softmax(T=1000, D=768, d=DEFAULT.d):
     """Experiment 3: the last query's softmax weights over its predecessors, per d0."""
     d0s = d0_sweep_values(d)
     fig, axes = new_figure(2, 1, width=7.2, height=6.4, sharex=True, layout="constrained")
@@ -212,14 +212,16 @@ def _recency_by_distance(T: int, d: int, d0: int) -> np.ndarray:
 
 
 @value("notes-recency-at-10")
-def notes_recency_at_10(T: int = 1000, d: int = 64, distance: int = 10) -> str:
+def notes_recency_at_10(T: int = 1000, d: int = DEFAULT.d, distance: int = 10) -> str:
     """With every pair in use: the normalised score at ``distance``."""
     return f"{_recency_by_distance(T, d, 0)[distance]:.2f}"
 
 
 @value("notes-recency-min", end="min")
 @value("notes-recency-max", end="max")
-def notes_recency_range(end: str = "min", T: int = 1000, d: int = 64, beyond: int = 10) -> str:
+def notes_recency_range(
+    end: str = "min", T: int = 1000, d: int = DEFAULT.d, beyond: int = 10
+) -> str:
     """With every pair in use: the lowest (or highest) normalised score past ``beyond``."""
     far = _recency_by_distance(T, d, 0)[beyond:]
     return f"{(far.min() if end == 'min' else far.max()):.2f}"
@@ -227,44 +229,44 @@ def notes_recency_range(end: str = "min", T: int = 1000, d: int = 64, beyond: in
 
 @value("notes-recency-loss-56", d0=56)
 @value("notes-recency-loss-62", d0=62)
-def notes_recency_loss(d0: int = 56, T: int = 1000, d: int = 64) -> str:
+def notes_recency_loss(d0: int = 56, T: int = 1000, d: int = DEFAULT.d) -> str:
     """How much of its score, in percent, the farthest key loses when the head keeps the
     pairs from ``d0 / 2`` on."""
     return f"{100 * (1 - _recency_by_distance(T, d, d0)[-1]):.1f}"
 
 
 @value("notes-slowest-turn-wendler")
-def notes_slowest_turn_wendler(T: int = 1000, d: int = 64) -> str:
+def notes_slowest_turn_wendler(T: int = 1000, d: int = DEFAULT.d) -> str:
     """How far, in radians, the slowest pair of Wendler's schedule turns over T - 1 tokens."""
     return f"{(T - 1) * frequencies(d, schedule='wendler')[-1]:.4f}"
 
 
 @value("notes-slowest-drop-wendler")
-def notes_slowest_drop_wendler(T: int = 1000, d: int = 64) -> str:
+def notes_slowest_drop_wendler(T: int = 1000, d: int = DEFAULT.d) -> str:
     """The drop 1 - cos of that angle, in percent."""
     return f"{100 * (1 - np.cos((T - 1) * frequencies(d, schedule='wendler')[-1])):.1f}"
 
 
 @value("notes-slowest-frequency")
-def notes_slowest_frequency(d: int = 64) -> str:
+def notes_slowest_frequency(d: int = DEFAULT.d) -> str:
     """The frequency of the slowest pair (TeX)."""
     return times_ten(frequencies(d)[-1], 2)
 
 
 @value("notes-slowest-turn")
-def notes_slowest_turn(T: int = 1000, d: int = 64) -> str:
+def notes_slowest_turn(T: int = 1000, d: int = DEFAULT.d) -> str:
     """How far, in radians, the slowest pair turns over T - 1 tokens."""
     return f"{(T - 1) * frequencies(d)[-1]:.3f}"
 
 
 @value("notes-slowest-cos")
-def notes_slowest_cos(T: int = 1000, d: int = 64) -> str:
+def notes_slowest_cos(T: int = 1000, d: int = DEFAULT.d) -> str:
     """The cosine of that angle."""
     return f"{np.cos((T - 1) * frequencies(d)[-1]):.3f}"
 
 
 @value("notes-slowest-drop")
-def notes_slowest_drop(T: int = 1000, d: int = 64) -> str:
+def notes_slowest_drop(T: int = 1000, d: int = DEFAULT.d) -> str:
     """The drop 1 - cos of that angle, in percent."""
     return f"{100 * (1 - np.cos((T - 1) * frequencies(d)[-1])):.1f}"
 
@@ -387,14 +389,16 @@ def ex_long() -> str:
 
 
 @value("notes-ex-semantic-zero")
-def ex_zero(d: int = 64) -> str:
+def ex_zero(d: int = DEFAULT.d) -> str:
     """The distance at which the slowest pair's factor cos(delta theta_31) reaches 0, to the
     nearest hundred, with a thousands separator."""
     return f"{round(np.pi / 2 / frequencies(d)[-1], -2):,.0f}"
 
 
 @value("notes-ex-semantic-kept-below")
-def ex_kept_below(d: int = 64, kept: int = EXERCISE_KEPT, level: float = EXERCISE_LEVEL) -> str:
+def ex_kept_below(
+    d: int = DEFAULT.d, kept: int = EXERCISE_KEPT, level: float = EXERCISE_LEVEL
+) -> str:
     """The first distance at which a head with equal content in its ``kept`` slowest pairs
     (and none elsewhere) scores a key below ``level`` of the query's own score, with a
     thousands separator."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...model import DEFAULT
 from ...rope import apply_rope, frequencies, scaled_frequencies, yarn_keep
 from .. import register, value
 from ..style import COLORS, DIVERGING, centred_norm, new_figure
@@ -21,11 +22,11 @@ from ..style import COLORS, DIVERGING, centred_norm, new_figure
     r"diagonal \(m - n = \text{const}\) has a single colour: the score depends only on the offset.",
     alt="Heat map, 48 by 48, red for positive and blue for negative scores. The colours form "
     "stripes parallel to the main diagonal: every cell on a given diagonal has the same colour.",
-    d=64,
+    d=DEFAULT.d,
     length=48,
     seed=2,
 )
-def score_diagonals(d=64, length=48, seed=2):
+def score_diagonals(d=DEFAULT.d, length=48, seed=2):
     rng = np.random.default_rng(seed)
     q, k = rng.standard_normal(d), rng.standard_normal(d)
     pos = np.arange(length)
@@ -143,11 +144,11 @@ def long_term_decay(d=128, max_distance=512, n_vectors=200, seed=0):
     "up to pair 16, lies a factor 4 above from pair 41 on, with a ramp between. Horizontal "
     "lines mark 2048 and 8192.",
     d=128,
-    base=10000.0,
+    base=DEFAULT.base,
     factor=4.0,
     original_max_position=2048,
 )
-def context_wavelengths(d=128, base=10000.0, factor=4.0, original_max_position=2048):
+def context_wavelengths(d=128, base=DEFAULT.base, factor=4.0, original_max_position=2048):
     i = np.arange(d // 2)
     original = 2 * np.pi / frequencies(d, base)
     names = {"linear": "Position Interpolation", "ntk": "NTK-aware", "yarn": "YaRN"}
@@ -189,10 +190,10 @@ def context_wavelengths(d=128, base=10000.0, factor=4.0, original_max_position=2
     "of turns r on a log axis from about 0.03 to 500: the paper's curve rises as a straight line "
     "in r, which bends on the log axis, the code's as a straight line in log r.",
     d=128,
-    base=10000.0,
+    base=DEFAULT.base,
     original_max_position=2048,
 )
-def yarn_ramps(d=128, base=10000.0, original_max_position=2048):
+def yarn_ramps(d=128, base=DEFAULT.base, original_max_position=2048):
     """YaRN's weight rho_i under the paper's formula and under the reference code's ramp."""
     i = np.arange(d // 2)
     turns = original_max_position * frequencies(d, base) / (2 * np.pi)  # r_i
@@ -215,7 +216,7 @@ def yarn_ramps(d=128, base=10000.0, original_max_position=2048):
     return fig
 
 
-def _ramp_gap(d: int = 128, base: float = 10000.0, original_max_position: int = 2048):
+def _ramp_gap(d: int = 128, base: float = DEFAULT.base, original_max_position: int = 2048):
     """The largest difference between the two readings of YaRN's weight, and its pair."""
     kw = {"base": base, "original_max_position": original_max_position}
     gap = np.abs(yarn_keep(d, ramp="code", **kw) - yarn_keep(d, ramp="paper", **kw))

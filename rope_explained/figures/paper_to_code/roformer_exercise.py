@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...model import DEFAULT
 from ...rope import apply_rope, frequencies
 from .. import register
 from ..style import COLORS, new_figure
@@ -18,11 +19,11 @@ from ..style import COLORS, new_figure
     alt="Two unit circles with six arrows each, for m = 0 to 5. Left: the arrows are spread "
     "around the circle, one radian apart. Right: the arrows are bunched together, a tenth of a "
     "radian apart, near the positive horizontal axis; only m = 0 and m = 5 are labelled.",
-    d=64,
+    d=DEFAULT.d,
     pairs=(0, 8),
     n_positions=6,
 )
-def exercise_pair_rotation(d=64, pairs=(0, 8), n_positions=6):
+def exercise_pair_rotation(d=DEFAULT.d, pairs=(0, 8), n_positions=6):
     m = np.arange(n_positions)
     x = np.zeros((n_positions, d))
     x[:, 0::2] = 1.0  # every pair starts at (1, 0)

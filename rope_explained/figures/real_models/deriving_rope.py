@@ -11,6 +11,7 @@ import functools
 
 import numpy as np
 
+from ...model import DEFAULT
 from ...sinusoidal import additive_score_terms
 from .. import below, register, value
 from ..style import COLORS, DIVERGING, centred_norm, legend_columns, new_figure
@@ -156,7 +157,7 @@ def ex_return_miss(limit: int = 100, digits: int = 1) -> str:
 
 
 @value("deriving-ex-identity-score")
-def ex_identity_score(d: int = 64) -> str:
+def ex_identity_score(d: int = DEFAULT.d) -> str:
     r"""\(p_m^T p_{m+1} = \sum_i \cos\theta_i\): the position term with \(M = I\), one step
     apart."""
     from ...rope import frequencies
@@ -165,7 +166,9 @@ def ex_identity_score(d: int = 64) -> str:
 
 
 @functools.cache
-def _mirrored_scores(T: int = 48, d: int = 64, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _mirrored_scores(
+    T: int = 48, d: int = DEFAULT.d, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """The scores of one random query and key at every pair of positions, rotated correctly
     and with the key turned the wrong way (by -n), shape ``(T, T)`` each."""
     from ...rope import apply_rope

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...examples import LONG_PROMPT
 from ...experiments import induction_prompts
+from ...model import DEFAULT
 from ...real_models import PARTIAL_VARIANTS, partial_rotary_sweep, rotary_frequencies
 from ...sources import source_link
 from .. import floor_to, register, value
@@ -166,7 +167,9 @@ def ex_ladder_step(d: int = 256, fraction: float = 0.25) -> str:
 @value("partial-ex-lead-neox-8", variant="neox")
 @value("partial-ex-lead-fastest-8", variant="fastest")
 @value("partial-ex-lead-full", r=64)
-def ex_lead(variant: str = "neox", r: int = 8, d: int = 64, alpha: float = 10.0) -> str:
+def ex_lead(
+    variant: str = "neox", r: int = 8, d: int = DEFAULT.d, alpha: float = DEFAULT.alpha
+) -> str:
     """How far the previous-token head's best score leads the keys next to it,
     alpha sum_i (1 - cos theta_i) over the rotating pairs, with ``r`` of ``d`` rotating."""
     theta = rotary_frequencies(r / d, variant, d=d)

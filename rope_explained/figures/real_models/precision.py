@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 
-from ...model import Config, build_weights
+from ...model import DEFAULT, Config, build_weights
 from ...precision import (
     DTYPES,
     PIPELINES,
@@ -417,20 +417,20 @@ def ex_context() -> str:
 
 @value("precision-ex-score-gap-bfloat16", dtype="bfloat16")
 @value("precision-ex-score-gap-float16", dtype="float16")
-def ex_score_gap(dtype: str = "bfloat16", alpha: float = 10.0, d: int = 64) -> str:
+def ex_score_gap(dtype: str = "bfloat16", alpha: float = DEFAULT.alpha, d: int = DEFAULT.d) -> str:
     """The gap between neighbouring numbers of ``dtype`` at the peak score alpha d/2."""
     return f"{_gap(alpha * d / 2, dtype):g}"
 
 
 @value("precision-ex-side-score-bfloat16")
-def ex_side_score_bfloat16(alpha: float = 10.0, d: int = 64) -> str:
+def ex_side_score_bfloat16(alpha: float = DEFAULT.alpha, d: int = DEFAULT.d) -> str:
     """The score of the previous token's neighbours, alpha sum_i cos(theta_i), rounded to
     bfloat16."""
     return f"{_rounded(alpha * np.cos(frequencies(d)).sum(), 'bfloat16'):.0f}"
 
 
 @value("precision-ex-side-score")
-def ex_side_score(alpha: float = 10.0, d: int = 64) -> str:
+def ex_side_score(alpha: float = DEFAULT.alpha, d: int = DEFAULT.d) -> str:
     """The same score unrounded, to two decimals."""
     return f"{alpha * np.cos(frequencies(d)).sum():.2f}"
 
