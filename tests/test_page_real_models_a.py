@@ -229,18 +229,6 @@ def test_wrong_convention_previous_token_score_peaks_at_the_query():
     assert s[offsets == 0][0] == pytest.approx(10.0 * np.cos(frequencies(64)).sum())
 
 
-def test_pages_state_the_model_sharpness_it_has():
-    """Three pages write the previous-token head's sharpness as alpha = 10 in words."""
-    from pathlib import Path  # noqa: PLC0415
-
-    from rope_explained.model import Config  # noqa: PLC0415
-
-    assert Config().alpha == 10.0 and Config().d == 64
-    root = Path(__file__).parents[1] / "docs" / "real-models"
-    for page in ("conventions", "partial-rotary", "precision"):
-        assert r"\(\alpha = 10\)" in (root / f"{page}.md").read_text(), page
-
-
 def test_neox_quarter_keeps_the_range_of_speeds():
     """The partial-rotary page: with r = 16 of 64 the slowest rotating pair is within a factor
     base^(2/r - 2/d), about 2.4, of the full head's slowest; the fastest still turns by 1."""

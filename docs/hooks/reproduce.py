@@ -40,12 +40,16 @@ def value_ids(text: str) -> list[str]:
 
 def reproducible(value_id: str) -> bool:
     """Whether a value states a number to reproduce: not one of the links to the library source
-    lines a page cites (the ``<page>-src-<key>`` values, from ``rope_explained.sources``).
+    lines a page cites (the ``<page>-src-<key>`` values, from ``rope_explained.sources``), nor
+    one of the model's settings a page states (the ``<page>-setting-<name>`` values, fields of
+    ``Config``: nothing is computed).
 
     >>> reproducible("decoding-steps"), reproducible("decoding-src-hf-pad-positions")
     (True, False)
+    >>> reproducible("fp-setting-alpha")
+    False
     """
-    return "-src-" not in value_id
+    return "-src-" not in value_id and "-setting-" not in value_id
 
 
 def blocks(lines: list[str]) -> list[tuple[int, int]]:

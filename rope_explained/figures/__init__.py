@@ -48,6 +48,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from .._checks import check_choice, check_text, show
+from ..model import DEFAULT
 from .style import (  # noqa: F401
     COLUMNS,
     MIN_TEXT_PT,
@@ -516,6 +517,18 @@ def file_stem(fig_id: str, width: str = "wide") -> str:
 # --------------------------------------------------------------------------------------------
 # Formatting helpers for value functions
 # --------------------------------------------------------------------------------------------
+
+
+def setting(name: str) -> str:
+    """The model's setting ``name`` (a field of [`Config`][rope_explained.model.Config]) as a
+    page prints it, for a page that states the settings it runs: ``Config().alpha`` is
+    ``10.0``, printed ``10``.
+
+    Examples:
+        >>> setting("alpha"), setting("d"), setting("beta")
+        ('10', '64', '1000')
+    """
+    return f"{getattr(DEFAULT, name):g}"
 
 
 def floor_to(x: float, decimals: int) -> str:

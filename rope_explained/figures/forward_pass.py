@@ -16,7 +16,7 @@ from matplotlib.patches import Rectangle
 from ..embedding import BOS, letter_angle
 from ..examples import FORWARD_PASS_PROMPT
 from ..model import Trace, forward
-from . import floor_to, register, value
+from . import floor_to, register, setting, value
 from .style import COLORS, DIVERGING, SEQUENTIAL, attention_heatmap, centred_norm, new_figure
 
 
@@ -656,3 +656,12 @@ def fp_ex_d32_lead(d: int = 32, text: str = FORWARD_PASS_PROMPT) -> str:
     ``d``-dimensional head."""
     row = np.sort(forward(text, d=d).scores0[-1])
     return f"{row[-1] - row[-2]:.0f}"
+
+
+@value("fp-setting-d", name="d")
+@value("fp-setting-alpha", name="alpha")
+@value("fp-setting-beta", name="beta")
+@value("fp-setting-gamma", name="gamma")
+def fp_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...examples import FORWARD_PASS_PROMPT
 from ...model import forward
-from .. import floor_to, register, value
+from .. import floor_to, register, setting, value
 from ..style import (
     COLORS,
     DIVERGING,
@@ -237,3 +237,13 @@ def complete_ex_gamma200(prompt: str = PROMPT, gamma: float = 200.0) -> str:
 def complete_ex_alpha1_probability(prompt: str = PROMPT, alpha: float = 1.0) -> str:
     """Exercise 3: the probability of the prediction with a blunt layer 0."""
     return f"{forward(prompt, alpha=alpha).probs[-1].max():.2f}"
+
+
+@value("complete-setting-d", name="d")
+@value("complete-setting-width", name="D")
+@value("complete-setting-alpha", name="alpha")
+@value("complete-setting-beta", name="beta")
+@value("complete-setting-gamma", name="gamma")
+def complete_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

@@ -16,7 +16,7 @@ from ...embedding import VOCAB, letter_angle
 from ...experiments import induction_hits, induction_prompts
 from ...model import DEFAULT, Config, forward
 from ...rope import frequencies
-from .. import register, times_ten, value
+from .. import register, setting, times_ten, value
 from ..style import (
     COLORS,
     DIVERGING,
@@ -505,3 +505,10 @@ def layer1_neighbour_exponent() -> str:
 def layer1_spaced_hits(gap: int = 800, n: int = 10, seed: int = 0) -> str:
     """How many of the [`spaced_prompts`][] the model completes correctly."""
     return str(sum(forward(t).prediction == b for t, b in spaced_prompts(gap, n, seed)))
+
+
+@value("layer1-setting-d", name="d")
+@value("layer1-setting-beta", name="beta")
+def layer1_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

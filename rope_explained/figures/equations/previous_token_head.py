@@ -16,7 +16,7 @@ from ...embedding import VOCAB, embedding_matrix
 from ...experiments import previous_token_scores
 from ...model import DEFAULT, Config, forward
 from ...rope import frequencies
-from .. import floor_to, register, times_ten, value
+from .. import floor_to, register, setting, times_ten, value
 from ..style import COLORS, DIVERGING, attention_heatmap, centred_norm, new_figure, token_ticks
 
 PROMPT = "thequickbrownfox"
@@ -36,7 +36,8 @@ def _pattern(ax, trace, label: str | None = None):
     caption=(
         r"The layer-0 score per unit \(\alpha\), "
         r"\(\sum_{i=0}^{d/2-1}\cos((\Delta + 1)\,\theta_i)\), against the offset "
-        r"\(\Delta = n - m\) of the key from the query, for \(d = 64\). Only "
+        r"\(\Delta = n - m\) of the key from the query, for "
+        r'\(d = {{ value("layer0-setting-d") }}\). Only '
         r"\(\Delta = -1\), the key one step back, reaches the ceiling \(d/2 = 32\); every "
         r"other offset falls short, and the nearest competitors (\(\Delta = 0\) and "
         r"\(\Delta = -2\)) fall short by about "
@@ -483,3 +484,10 @@ def layer0_alpha_small(d: int = 16, alpha: float = DEFAULT.alpha) -> str:
         dd: float(np.subtract(*previous_token_scores(np.array([0.0, 1.0]), d=dd))) for dd in (d, 64)
     }
     return f"{alpha * g[64] / g[d]:.1f}"
+
+
+@value("layer0-setting-d", name="d")
+@value("layer0-setting-alpha", name="alpha")
+def layer0_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

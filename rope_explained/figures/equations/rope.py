@@ -15,7 +15,7 @@ from ...heads import constant_key_vector
 from ...model import DEFAULT
 from ...rope import apply_rope, frequencies, rotation_matrix
 from ...sources import source_link
-from .. import register, thousands, times_ten, value
+from .. import register, setting, thousands, times_ten, value
 from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, legend_columns, new_figure
 
 
@@ -34,7 +34,8 @@ def _wavelength(x):
 
 @register(
     "rope-frequencies",
-    caption=r"The frequency schedule \(\theta_i = 10000^{-2i/d}\) for \(d = 64\) (dots), "
+    caption=r"The frequency schedule \(\theta_i = 10000^{-2i/d}\) for "
+    r'\(d = {{ value("rope-setting-d") }}\) (dots), '
     r"and the wavelength \(\lambda_i = 2\pi/\theta_i\) in positions on the right-hand axis. "
     r'Pair 0 turns once every {{ value("rope-fastest-wavelength-short") }} positions, pair 31 '
     r'once every {{ value("rope-slowest-wavelength-text") }}. Faint lines: the bases 100 and '
@@ -160,7 +161,8 @@ def rope_matrix(d: int = 16, positions=(1, 6)):
 @register(
     "rope-relative-score",
     caption=r"The score \((R_{\Theta,m}\,q)^T (R_{\Theta,n}\,k)\) for one fixed random pair "
-    r"\(q, k\) (\(d = 64\)), at every query position \(m\) and key position \(n\). Left: it "
+    r'\(q, k\) (\(d = {{ value("rope-setting-d") }}\)), at every query position \(m\) and key '
+    r"position \(n\). Left: it "
     r"is constant along every diagonal \(n - m = \text{const}\). Right: rows \(m = 8, 24, 40\) "
     r"plotted against the offset \(n - m\) lie on one curve. For this pair every score "
     r"happens to be negative; the sign belongs to the content, not to RoPE (with \(-k\) in "
@@ -215,7 +217,7 @@ def rope_relative_score(d: int = DEFAULT.d, T: int = 48, seed: int = 0):
     r"\(c = (1, 0, 1, 0, \ldots)\) against itself at offset \(\Delta\), divided by its "
     r"maximum \(d/2\). Top: every pair at the same frequency \(\theta = 2\pi/16\): the score "
     r"returns to its maximum every 16 positions. Bottom: the RoPE spectrum "
-    r"(\(d = 64\)): the maximum is reached only at \(\Delta = 0\).",
+    r'(\(d = {{ value("rope-setting-d") }}\)): the maximum is reached only at \(\Delta = 0\).',
     alt="Two line plots against offset Delta from 0 to 200. Top: a cosine wave between -1 and "
     "1 with peaks of height 1 at Delta = 0, 16, 32 and so on, marked with dots. Bottom: a "
     "curve that is 1 at Delta = 0, falls quickly and then wanders between about 0 and 0.5 "
@@ -407,3 +409,9 @@ CITED = ("meta-apply-rotary-emb", "hf-apply-rotary", "hf-permute-for-rope")
 ``rope-src-KEY``."""
 for _key in CITED:
     value(f"rope-src-{_key}", key=_key)(_cited)
+
+
+@value("rope-setting-d", name="d")
+def rope_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

@@ -21,13 +21,14 @@ from ...embedding import (
     plane_reader,
 )
 from ...model import DEFAULT, Config
-from .. import below, ceil_to, register, value
+from .. import below, ceil_to, register, setting, value
 from ..style import COLORS, DIVERGING, centred_norm, new_figure, token_ticks
 
 
 @register(
     "embedding-matrix",
-    caption=r"The demo embedding matrix \(E\) for \(d = 64\): one row per letter, one column "
+    caption=r'The demo embedding matrix \(E\) for \(d = {{ value("embedding-setting-d") }}\): one '
+    r"row per letter, one column "
     r"per coordinate \(j\). Every row is the same sine wave in \(j\), shifted by "
     r"\(\pi/13\) from the row above, which is why the stripes run diagonally.",
     alt="Heatmap with 26 rows labelled a to z and 64 columns j = 0 to 63, values between -0.5 "
@@ -326,3 +327,9 @@ def embedding_mean_bound(d: int = DEFAULT.d) -> str:
     """The smallest power of ten above the length of the mean of the 26 embeddings (TeX)."""
     mean = np.linalg.norm(embedding_matrix(d).mean(axis=0))
     return f"10^{{{math.ceil(math.log10(mean))}}}"
+
+
+@value("embedding-setting-d", name="d")
+def embedding_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

@@ -14,7 +14,7 @@ from ...experiments import (
 )
 from ...model import DEFAULT
 from ...sources import source_link
-from .. import register, value
+from .. import register, setting, value
 from ..style import COLORS, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
@@ -23,7 +23,8 @@ _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8
 @register(
     "notes-rope-bottleneck",
     caption=(
-        r"The RoPE bottleneck in numbers. Left: for each pair \(i\) of a \(d = 64\) head "
+        r"The RoPE bottleneck in numbers. Left: for each pair \(i\) of a "
+        r'\(d = {{ value("questions-setting-d") }}\) head '
         r"(base 10000), the largest distance \(N_i = \arccos(0.9)/\theta_i\) over which its "
         r"factor \(\cos(\delta\theta_i)\) stays at least 0.9. Right: how many coordinates "
         r"(twice the number of such pairs) stay within that tolerance over a whole window of "
@@ -35,8 +36,10 @@ _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8
         "tokens up, rising from about 0.45 for pair 0 to about 3400 for pair 31, with "
         "dashed lines at 100, 1000 and 10000 tokens. Right: step curves of usable "
         "coordinates against window length from 1 to 100000 tokens (log axis), all falling "
-        "as the window grows; for d = 64 they are 26 at 100 tokens, 10 at 1000 and 0 at "
-        "10000 tokens."
+        'as the window grows; for d = {{ value("questions-setting-d") }} they are '
+        '{{ value("bottleneck-d64-b1e4-l100") }} at 100 tokens, '
+        '{{ value("bottleneck-d64-b1e4-l1000") }} at 1000 and '
+        '{{ value("bottleneck-d64-b1e4-l10000") }} at 10000 tokens.'
     ),
     d=DEFAULT.d,
     base=DEFAULT.base,
@@ -183,3 +186,9 @@ CITED = ("hf-permute-for-rope", "meta-apply-rotary-emb", "hf-rotate-half")
 ``questions-src-KEY``."""
 for _key in CITED:
     value(f"questions-src-{_key}", key=_key)(_cited)
+
+
+@value("questions-setting-d", name="d")
+def questions_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

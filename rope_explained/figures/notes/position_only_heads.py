@@ -14,7 +14,7 @@ from ...experiments import (
     previous_token_scores,
 )
 from ...model import DEFAULT, forward
-from .. import floor_to, register, times_ten, value
+from .. import floor_to, register, setting, times_ten, value
 from ..style import COLORS, attention_heatmap, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
@@ -25,7 +25,8 @@ _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8
     caption=(
         r"Experiment 1 reproduced: the attention pattern \(A_{m,n}\) of the hand-built "
         r"previous-token head for \(\alpha = 1, 10, 100\) (sequence length 20, \(D = 768\), "
-        r"\(d = 64\), random inputs with a constant first coordinate). Grey, hatched cells are "
+        r'\(d = {{ value("position-setting-d") }}\), random inputs with a constant first '
+        r"coordinate). Grey, hatched cells are "
         r"hidden by the causal mask. At \(\alpha = 1\) the weight is spread over a few neighbours; "
         r"from \(\alpha = 10\) on, every query puts practically all of it on position \(m-1\). "
         r"Drawn with the site's frequencies \(10000^{-2i/d}\); with those of Wendler's notes, "
@@ -63,7 +64,8 @@ def previous_token_patterns(alphas=(1.0, 10.0, 100.0), T=20, D=768, d=DEFAULT.d)
     "notes-previous-token-scores",
     caption=(
         r"Why \(\alpha\) matters: the score per unit \(\alpha\), "
-        r"\(\sum_i \cos((n-m+1)\theta_i)\), that query \(m\) gives key \(n\), for \(d = 64\). "
+        r"\(\sum_i \cos((n-m+1)\theta_i)\), that query \(m\) gives key \(n\), for "
+        r'\(d = {{ value("position-setting-d") }}\). '
         r"It peaks at \(d/2 = 32\) on the previous token and is only about "
         r'{{ value("notes-score-gap") }} lower on its two neighbours, \(n = m\) and '
         r"\(n = m-2\); the softmax turns that gap into a sharp choice only once it is "
@@ -227,3 +229,10 @@ def ex_doubled_wins(d: int = DEFAULT.d, window: int = EXERCISE_WINDOW) -> str:
 @value("notes-ex-position-window")
 def ex_window() -> str:
     return str(EXERCISE_WINDOW)
+
+
+@value("position-setting-d", name="d")
+@value("position-setting-alpha", name="alpha")
+def position_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

@@ -19,7 +19,7 @@ from ...experiments import (
 )
 from ...model import DEFAULT, Config
 from ...rope import frequencies
-from .. import register, times_ten, value
+from .. import register, setting, times_ten, value
 from ..style import COLORS, legend_columns, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
@@ -88,7 +88,8 @@ _ZOOM = (0.98, 1.002)
     "notes-semantic-sweep",
     caption=(
         r"Experiment 3 reproduced: the last of 1000 random vectors asks for the shared "
-        r"meaning \(s\) that all 999 earlier ones carry (\(D = 768\), \(d = 64\)). Each panel "
+        r"meaning \(s\) that all 999 earlier ones carry (\(D = 768\), "
+        r'\(d = {{ value("semantic-setting-d") }}\)). Each panel '
         r"shows, for one \(d_0\), the last query's raw scores \(q_m^T k_n\) over the earlier "
         r"positions \(n\), divided by \(\|s_{d_0:}\|^2\), the score every key would get "
         r"without RoPE (dashed line at 1); not softmax weights, which Fig. 8.3 shows. Solid: "
@@ -416,3 +417,9 @@ def ex_kept() -> str:
 @value("notes-ex-semantic-level")
 def ex_level() -> str:
     return f"{EXERCISE_LEVEL}"
+
+
+@value("semantic-setting-d", name="d")
+def semantic_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

@@ -21,7 +21,7 @@ from ...model import forward
 from ...real_models import convention_experiment
 from ...rope import apply_rope
 from ...sources import source_link
-from .. import below, register, value
+from .. import below, register, setting, value
 from ..style import attention_heatmap, new_figure
 
 PROMPT = "jumpfoxjumpfox"
@@ -242,3 +242,9 @@ CITED = (
 ``conventions-src-KEY``."""
 for _key in CITED:
     value(f"conventions-src-{_key}", key=_key)(_cited)
+
+
+@value("conventions-setting-alpha", name="alpha")
+def conventions_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

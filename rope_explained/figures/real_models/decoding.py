@@ -15,7 +15,7 @@ from ...decoding import decode, document_starts, pack, pad_left
 from ...examples import FORWARD_PASS_PROMPT
 from ...model import forward
 from ...sources import source_link
-from .. import below, register, times_ten, value
+from .. import below, register, setting, times_ten, value
 from ..style import attention_heatmap, new_figure
 
 HALF = "thequickbrownfxjmpsv"
@@ -432,3 +432,9 @@ CITED = (
 ``decoding-src-KEY``."""
 for _key in CITED:
     value(f"decoding-src-{_key}", key=_key)(_cited)
+
+
+@value("decoding-setting-d", name="d")
+def decoding_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

@@ -16,7 +16,7 @@ from ...experiments import induction_prompts
 from ...model import DEFAULT
 from ...real_models import PARTIAL_VARIANTS, partial_rotary_sweep, rotary_frequencies
 from ...sources import source_link
-from .. import floor_to, register, value
+from .. import floor_to, register, setting, value
 from ..style import COLORS, new_figure
 
 FRACTIONS = (1.0, 0.5, 0.25, 0.125, 0.0625)
@@ -42,7 +42,8 @@ def sweep(variant: str) -> dict[str, np.ndarray]:
 
 @register(
     "partial-frequencies",
-    caption=r"Which frequencies a head of \(d = 64\) keeps when a quarter of it rotates "
+    caption=r'Which frequencies a head of \(d = {{ value("partial-setting-d") }}\) keeps when a '
+    r"quarter of it rotates "
     r"(\(r = 16\) coordinates, 8 pairs). Top: full rotation, 32 pairs from "
     r"\(\theta_0 = 1\) down to \(10000^{-62/64}\). Middle: GPT-NeoX's partial rotary; "
     r"the 8 rotating pairs get a ladder of their own, \(10000^{-2i/16}\), which spans "
@@ -212,3 +213,10 @@ CITED = ("hf-partial-rotary",)
 ``partial-src-KEY``."""
 for _key in CITED:
     value(f"partial-src-{_key}", key=_key)(_cited)
+
+
+@value("partial-setting-d", name="d")
+@value("partial-setting-alpha", name="alpha")
+def partial_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)

@@ -24,7 +24,7 @@ from ...precision import (
 )
 from ...rope import apply_rope, frequencies
 from ...sources import source_link
-from .. import register, thousands, times_ten, value
+from .. import register, setting, thousands, times_ten, value
 from ..style import COLORS, legend_columns, new_figure
 
 FP16_MAX = 65504
@@ -67,7 +67,8 @@ def _plot(ax, name: str, x: np.ndarray, y: np.ndarray, label: str | None = None)
 @register(
     "precision-angle-error",
     caption=(
-        r"Left: the largest error, over the 32 pairs of a \(d = 64\) head, of the angle "
+        r"Left: the largest error, over the 32 pairs of a "
+        r'\(d = {{ value("precision-setting-d") }}\) head, of the angle '
         r"\(m\theta_i\) formed in each format, against float64, for absolute positions \(m\) "
         r"from 1 to \(10^6\). Right: the error of \(\cos m\theta_i\) and \(\sin m\theta_i\) "
         r"for each recipe (angle format, then storage format). The float32 angle error grows "
@@ -456,3 +457,10 @@ CITED = (
 ``precision-src-KEY``."""
 for _key in CITED:
     value(f"precision-src-{_key}", key=_key)(_cited)
+
+
+@value("precision-setting-d", name="d")
+@value("precision-setting-alpha", name="alpha")
+def precision_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting(name)
