@@ -316,8 +316,9 @@ def test_cache_keeps_one_entry_per_name(tmp_path, monkeypatch):
 
 
 def test_cache_key_covers_the_code_a_figure_depends_on(tmp_path, monkeypatch):
-    """Editing the model changes the key of every figure that runs it; editing one page's
-    figure module changes that page's figures only; a module no figure imports, nothing."""
+    """Editing a module of the package changes the key of every figure that imports it (the
+    context-extension measurements: some figures, not all); editing one page's figure module
+    changes that page's figures only; a module no figure imports, nothing."""
     monkeypatch.setattr(hooklib, "ROOT", tmp_path)
     copy = tmp_path / "rope_explained"
     shutil.copytree(ROOT / "rope_explained", copy, ignore=shutil.ignore_patterns("__pycache__"))
@@ -331,8 +332,8 @@ def test_cache_key_covers_the_code_a_figure_depends_on(tmp_path, monkeypatch):
 
     before = keys()
     deps = {i: figures.module_dependencies(registry[i].func.__module__) for i in ids}
-    uses_model = {i for i in ids if "rope_explained.model" in deps[i]}
-    assert uses_model and uses_model != set(ids), "some figures run the model, some do not"
+    uses_extension = {i for i in ids if "rope_explained.extension" in deps[i]}
+    assert uses_extension and uses_extension != set(ids), "some figures import it, some do not"
 
     def edited(rel: str) -> set[str]:
         path = copy / rel
@@ -342,7 +343,7 @@ def test_cache_key_covers_the_code_a_figure_depends_on(tmp_path, monkeypatch):
         finally:
             path.write_text(path.read_text().removesuffix("\n# edited\n"))
 
-    assert edited("model.py") == uses_model
+    assert edited("extension.py") == uses_extension
     page_module = registry["rope-frequencies"].func.__module__
     assert edited("figures/equations/rope.py") == {
         i for i in ids if registry[i].func.__module__ == page_module
