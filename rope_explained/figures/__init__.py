@@ -48,7 +48,6 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from .._checks import check_choice, check_text, show
-from ..model import DEFAULT
 from .style import (  # noqa: F401
     COLUMNS,
     MIN_TEXT_PT,
@@ -519,16 +518,15 @@ def file_stem(fig_id: str, width: str = "wide") -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def setting(name: str) -> str:
-    """The model's setting ``name`` (a field of [`Config`][rope_explained.model.Config]) as a
-    page prints it, for a page that states the settings it runs: ``Config().alpha`` is
-    ``10.0``, printed ``10``.
+def setting_text(x: float) -> str:
+    """A setting of the model as a page prints it, for a page that states the settings it
+    runs: ``Config().alpha`` is ``10.0``, printed ``10``.
 
     Examples:
-        >>> setting("alpha"), setting("d"), setting("beta")
+        >>> setting_text(10.0), setting_text(64), setting_text(1000.0)
         ('10', '64', '1000')
     """
-    return f"{getattr(DEFAULT, name):g}"
+    return f"{x:g}"
 
 
 def floor_to(x: float, decimals: int) -> str:

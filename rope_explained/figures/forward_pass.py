@@ -15,8 +15,8 @@ from matplotlib.patches import Rectangle
 
 from ..embedding import BOS, letter_angle
 from ..examples import FORWARD_PASS_PROMPT
-from ..model import Trace, forward
-from . import floor_to, register, setting, value
+from ..model import DEFAULT, Trace, forward
+from . import floor_to, register, setting_text, value
 from .style import COLORS, DIVERGING, SEQUENTIAL, attention_heatmap, centred_norm, new_figure
 
 
@@ -664,4 +664,4 @@ def fp_ex_d32_lead(d: int = 32, text: str = FORWARD_PASS_PROMPT) -> str:
 @value("fp-setting-gamma", name="gamma")
 def fp_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...examples import FORWARD_PASS_PROMPT
-from ...model import forward
-from .. import floor_to, register, setting, value
+from ...model import DEFAULT, forward
+from .. import floor_to, register, setting_text, value
 from ..style import (
     COLORS,
     DIVERGING,
@@ -246,4 +246,4 @@ def complete_ex_alpha1_probability(prompt: str = PROMPT, alpha: float = 1.0) -> 
 @value("complete-setting-gamma", name="gamma")
 def complete_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

@@ -16,7 +16,7 @@ from ...embedding import VOCAB, letter_angle
 from ...experiments import induction_hits, induction_prompts
 from ...model import DEFAULT, Config, forward
 from ...rope import frequencies
-from .. import register, setting, times_ten, value
+from .. import register, setting_text, times_ten, value
 from ..style import (
     COLORS,
     DIVERGING,
@@ -511,4 +511,4 @@ def layer1_spaced_hits(gap: int = 800, n: int = 10, seed: int = 0) -> str:
 @value("layer1-setting-beta", name="beta")
 def layer1_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

@@ -16,7 +16,7 @@ from ...embedding import VOCAB, embedding_matrix
 from ...experiments import previous_token_scores
 from ...model import DEFAULT, Config, forward
 from ...rope import frequencies
-from .. import floor_to, register, setting, times_ten, value
+from .. import floor_to, register, setting_text, times_ten, value
 from ..style import COLORS, DIVERGING, attention_heatmap, centred_norm, new_figure, token_ticks
 
 PROMPT = "thequickbrownfox"
@@ -490,4 +490,4 @@ def layer0_alpha_small(d: int = 16, alpha: float = DEFAULT.alpha) -> str:
 @value("layer0-setting-alpha", name="alpha")
 def layer0_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

@@ -15,7 +15,7 @@ from ...heads import constant_key_vector
 from ...model import DEFAULT
 from ...rope import apply_rope, frequencies, rotation_matrix
 from ...sources import source_link
-from .. import register, setting, thousands, times_ten, value
+from .. import register, setting_text, thousands, times_ten, value
 from ..style import COLORS, DIVERGING, SEQUENTIAL, centred_norm, legend_columns, new_figure
 
 
@@ -414,4 +414,4 @@ for _key in CITED:
 @value("rope-setting-d", name="d")
 def rope_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

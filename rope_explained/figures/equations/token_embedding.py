@@ -21,7 +21,7 @@ from ...embedding import (
     plane_reader,
 )
 from ...model import DEFAULT, Config
-from .. import below, ceil_to, register, setting, value
+from .. import below, ceil_to, register, setting_text, value
 from ..style import COLORS, DIVERGING, centred_norm, new_figure, token_ticks
 
 
@@ -332,4 +332,4 @@ def embedding_mean_bound(d: int = DEFAULT.d) -> str:
 @value("embedding-setting-d", name="d")
 def embedding_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

@@ -14,7 +14,7 @@ from ...experiments import (
 )
 from ...model import DEFAULT
 from ...sources import source_link
-from .. import register, setting, value
+from .. import register, setting_text, value
 from ..style import COLORS, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
@@ -191,4 +191,4 @@ for _key in CITED:
 @value("questions-setting-d", name="d")
 def questions_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

@@ -14,7 +14,7 @@ from ...experiments import (
     previous_token_scores,
 )
 from ...model import DEFAULT, forward
-from .. import floor_to, register, setting, times_ten, value
+from .. import floor_to, register, setting_text, times_ten, value
 from ..style import COLORS, attention_heatmap, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
@@ -235,4 +235,4 @@ def ex_window() -> str:
 @value("position-setting-alpha", name="alpha")
 def position_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

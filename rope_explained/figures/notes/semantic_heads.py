@@ -19,7 +19,7 @@ from ...experiments import (
 )
 from ...model import DEFAULT, Config
 from ...rope import frequencies
-from .. import register, setting, times_ten, value
+from .. import register, setting_text, times_ten, value
 from ..style import COLORS, legend_columns, new_figure
 
 _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8$", r"$d_0 = d-2$")
@@ -422,4 +422,4 @@ def ex_level() -> str:
 @value("semantic-setting-d", name="d")
 def semantic_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

@@ -17,11 +17,11 @@ import numpy as np
 from ...conventions import rope_complex, rope_rotate_half
 from ...examples import LONG_PROMPT
 from ...experiments import induction_prompts
-from ...model import forward
+from ...model import DEFAULT, forward
 from ...real_models import convention_experiment
 from ...rope import apply_rope
 from ...sources import source_link
-from .. import below, register, setting, value
+from .. import below, register, setting_text, value
 from ..style import attention_heatmap, new_figure
 
 PROMPT = "jumpfoxjumpfox"
@@ -247,4 +247,4 @@ for _key in CITED:
 @value("conventions-setting-alpha", name="alpha")
 def conventions_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

@@ -13,9 +13,9 @@ import numpy as np
 
 from ...decoding import decode, document_starts, pack, pad_left
 from ...examples import FORWARD_PASS_PROMPT
-from ...model import forward
+from ...model import DEFAULT, forward
 from ...sources import source_link
-from .. import below, register, setting, times_ten, value
+from .. import below, register, setting_text, times_ten, value
 from ..style import attention_heatmap, new_figure
 
 HALF = "thequickbrownfxjmpsv"
@@ -437,4 +437,4 @@ for _key in CITED:
 @value("decoding-setting-d", name="d")
 def decoding_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

@@ -16,7 +16,7 @@ from ...experiments import induction_prompts
 from ...model import DEFAULT
 from ...real_models import PARTIAL_VARIANTS, partial_rotary_sweep, rotary_frequencies
 from ...sources import source_link
-from .. import floor_to, register, setting, value
+from .. import floor_to, register, setting_text, value
 from ..style import COLORS, new_figure
 
 FRACTIONS = (1.0, 0.5, 0.25, 0.125, 0.0625)
@@ -219,4 +219,4 @@ for _key in CITED:
 @value("partial-setting-alpha", name="alpha")
 def partial_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))

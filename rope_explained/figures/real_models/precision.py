@@ -24,7 +24,7 @@ from ...precision import (
 )
 from ...rope import apply_rope, frequencies
 from ...sources import source_link
-from .. import register, setting, thousands, times_ten, value
+from .. import register, setting_text, thousands, times_ten, value
 from ..style import COLORS, legend_columns, new_figure
 
 FP16_MAX = 65504
@@ -463,4 +463,4 @@ for _key in CITED:
 @value("precision-setting-alpha", name="alpha")
 def precision_setting(name: str) -> str:
     """The model's setting ``name`` (a field of ``Config``), as the page states it."""
-    return setting(name)
+    return setting_text(getattr(DEFAULT, name))
