@@ -270,7 +270,6 @@ def test_additive_terms_mix_content_with_absolute_position_and_rope_does_not():
         (lambda: convention_experiment(induction_prompts(1), "a"), "text"),
         (lambda: convention_experiment([], "abc"), "prompts"),
         (lambda: convention_experiment(induction_prompts(1), "abc", "neox"), "layout"),
-        (lambda: rotary_frequencies(0.01), "fraction"),
         (lambda: rotary_frequencies(0.25, "p-rope"), "variant"),
         (lambda: partial_rotary_sweep(induction_prompts(1), "ab", (0.3,)), "fractions[0]"),
         (lambda: partial_rotary_sweep(induction_prompts(1), "ab", 0.5), "fractions"),

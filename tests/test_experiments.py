@@ -193,9 +193,7 @@ def test_stable_pair_count_shrinks_with_the_window():
         lambda: previous_token_experiment(alphas=(0.0,)),
         lambda: previous_token_experiment(alphas=(float("inf"),)),
         lambda: previous_token_experiment(base=1.0),
-        lambda: previous_token_scores(np.array([np.nan])),
         lambda: semantic_recency(d0=63),
-        lambda: semantic_recency(T=0),
         lambda: semantic_offset_scores(np.array([[1.0]])),
         lambda: semantic_head_experiment(D=100, d=64),
         lambda: semantic_head_experiment(d0_values=(64,)),
@@ -278,7 +276,6 @@ def test_semantic_head_weights_are_the_softmax_of_the_scores():
     "call",
     [
         lambda: previous_token_experiment(d=2, schedule="wendler"),
-        lambda: semantic_recency(d=8, schedule="fast"),
         lambda: pair_horizons(schedule=None),
     ],
 )

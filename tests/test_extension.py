@@ -352,7 +352,6 @@ def test_bad_settings_name_the_setting(settings, name):
 @pytest.mark.parametrize(
     "call, name",
     [
-        (lambda: X.layer0_kernel(0), "T"),
         (lambda: X.previous_token_profile(1), "T"),
         (lambda: X.predict_last_many(["ab", "abc"]), "texts"),
         (lambda: X.predict_last_many([]), "texts"),

@@ -226,7 +226,6 @@ def test_predict_next_returns_one_letter():
         ({"offset": -1}, "offset"),
         ({"beta": 0}, "beta"),
         ({"gamma": float("inf")}, "gamma"),
-        ({"colour": "red"}, "unknown setting"),
     ],
 )
 def test_bad_config_is_a_clear_value_error(kwargs, message):
