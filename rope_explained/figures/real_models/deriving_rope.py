@@ -13,7 +13,7 @@ import numpy as np
 
 from ...model import DEFAULT
 from ...sinusoidal import additive_score_terms
-from .. import below, register, value
+from .. import below, register, setting_text, value
 from ..style import COLORS, DIVERGING, centred_norm, legend_columns, new_figure
 
 SETTINGS = {"query_letter": "a", "key_letter": "b", "T": 48, "seed": 0}
@@ -45,7 +45,8 @@ PANELS = (
 
 @register(
     "deriving-cross-terms",
-    caption=r"The score of one generic head (random \(W_q, W_k\), \(d = 64\)) between the "
+    caption=r"The score of one generic head (random \(W_q, W_k\), "
+    r'\(d = {{ value("deriving-setting-d") }}\)) between the '
     r"letter a as query at position \(m\) and the letter b as key at position \(n\), for "
     r"\(m, n < 48\). Top: the two cross terms of the additive sinusoidal encoding: each "
     r"changes with one token's absolute position only (stripes across or down), whatever the "
@@ -212,3 +213,9 @@ def ex_return_turns(limit: int = 100) -> str:
     """How many whole turns the fastest pair has made at that distance."""
     m, _ = _closest_return(limit)
     return str(round(m / (2 * np.pi)))
+
+
+@value("deriving-setting-d", name="d")
+def deriving_setting(name: str) -> str:
+    """The model's setting ``name`` (a field of ``Config``), as the page states it."""
+    return setting_text(getattr(DEFAULT, name))
