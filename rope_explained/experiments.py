@@ -27,9 +27,9 @@ from .heads import constant_key_vector
 from .model import DEFAULT, causal_softmax, make_config, predict_last
 from .rope import apply_rope, frequencies
 
-WENDLER_D = 768
-"""The residual width of Wendler's experiments, as his notes give it; the experiments keep it
-(the site's own model is narrower, ``Config().D``)."""
+NOTES_D = 768
+"""The residual width of the experiments of the research notes, as the notes give it; the
+experiments keep it (the site's own model is narrower, ``Config().D``)."""
 MAX_SWEEP = 64
 """Most values a sweep argument (``alphas``, ``d0_values``) may hold."""
 MAX_PROMPT_LETTERS = 10_000_000
@@ -50,7 +50,7 @@ def _check_sweep(name: str, values: object) -> list:
 def previous_token_experiment(
     alphas=(1.0, 10.0, 100.0),
     T: int = 20,
-    D: int = WENDLER_D,
+    D: int = NOTES_D,
     d: int = DEFAULT.d,
     base: float = DEFAULT.base,
     seed: int = 0,
@@ -255,7 +255,7 @@ def d0_sweep_values(d: int = DEFAULT.d) -> tuple[int, ...]:
 
 
 def semantic_head_inputs(
-    T: int = 1000, D: int = WENDLER_D, d: int = DEFAULT.d, seed: int = 0
+    T: int = 1000, D: int = NOTES_D, d: int = DEFAULT.d, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""The inputs of Experiment 3: \(T\) random vectors and the shared "meaning" \(s\).
 
@@ -289,7 +289,7 @@ def semantic_head_inputs(
 def semantic_head_experiment(
     d0_values=None,
     T: int = 1000,
-    D: int = WENDLER_D,
+    D: int = NOTES_D,
     d: int = DEFAULT.d,
     base: float = DEFAULT.base,
     seed: int = 0,
@@ -347,7 +347,7 @@ def semantic_head_experiment(
 def semantic_head_weights(
     d0_values=None,
     T: int = 1000,
-    D: int = WENDLER_D,
+    D: int = NOTES_D,
     d: int = DEFAULT.d,
     base: float = DEFAULT.base,
     seed: int = 0,

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...examples import LONG_PROMPT
 from ...experiments import (
-    WENDLER_D,
+    NOTES_D,
     previous_token_experiment,
     previous_token_scores,
 )
@@ -42,10 +42,10 @@ _D0_LABELS = (r"$d_0 = 0$", r"$d_0 = d/2$", r"$d_0 = d - d/4$", r"$d_0 = d - d/8
     ),
     alphas=(1.0, 10.0, 100.0),
     T=20,
-    D=WENDLER_D,
+    D=NOTES_D,
     d=DEFAULT.d,
 )
-def previous_token_patterns(alphas=(1.0, 10.0, 100.0), T=20, D=WENDLER_D, d=DEFAULT.d):
+def previous_token_patterns(alphas=(1.0, 10.0, 100.0), T=20, D=NOTES_D, d=DEFAULT.d):
     """Experiment 1: the three attention patterns, masked above the diagonal."""
     patterns = previous_token_experiment(alphas=alphas, T=T, D=D, d=d)
     fig, axes = new_figure(1, len(patterns), width=7.2, height=2.7, layout="constrained")

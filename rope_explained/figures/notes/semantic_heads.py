@@ -10,7 +10,7 @@ import numpy as np
 
 from ...embedding import letter_angle
 from ...experiments import (
-    WENDLER_D,
+    NOTES_D,
     d0_sweep_values,
     induction_prompts,
     semantic_head_experiment,
@@ -116,10 +116,10 @@ _ZOOM = (0.98, 1.002)
         '{{ value("notes-flatness-62") }}.'
     ),
     T=1000,
-    D=WENDLER_D,
+    D=NOTES_D,
     d=DEFAULT.d,
 )
-def semantic_sweep(T=1000, D=WENDLER_D, d=DEFAULT.d):
+def semantic_sweep(T=1000, D=NOTES_D, d=DEFAULT.d):
     """Experiment 3: the last query's normalised scores over its predecessors, per d0, under
     both frequency schedules."""
     d0s = d0_sweep_values(d)
@@ -178,10 +178,10 @@ def semantic_sweep(T=1000, D=WENDLER_D, d=DEFAULT.d):
         "d0 = d - d/8 and d0 = d - 2 stay close to 1."
     ),
     T=1000,
-    D=WENDLER_D,
+    D=NOTES_D,
     d=DEFAULT.d,
 )
-def semantic_softmax(T=1000, D=WENDLER_D, d=DEFAULT.d):
+def semantic_softmax(T=1000, D=NOTES_D, d=DEFAULT.d):
     """Experiment 3: the last query's softmax weights over its predecessors, per d0."""
     d0s = d0_sweep_values(d)
     fig, axes = new_figure(2, 1, width=7.2, height=6.4, sharex=True, layout="constrained")
