@@ -1,7 +1,8 @@
 """Every figure's smallest text, as a reader sees it: at least 9 CSS px on a 360 px phone and
 11 px in a 1280 px desktop window, in both palettes.
 
-Each page that shows figures is opened in Chromium at both widths. For every figure the browser
+Each page that shows figures is opened in Chromium at both widths (in the background, with a
+browser of its own, from the moment the site is served). For every figure the browser
 reports which file it chose (the phone's ``<id>.narrow.svg`` or the wide ``<id>.svg``) and how
 wide it shows the drawing (the image's box less its padding and border); the SVG's glyphs give
 the size each piece of text is drawn at (``figures.svg_text_sizes``), and the shown size is that
@@ -13,9 +14,11 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 import pytest
+from conftest import background, job_result
 from readers import SETTLED, SHOWS_SCHEME, TIMEOUT_MS, TO_SCHEME
 
 from rope_explained import figures
+from tools.browser import launch_chromium
 
 #: Window width (CSS px) -> the smallest text every figure must keep there, in CSS px.
 THRESHOLDS = {360: 9.0, 1280: 11.0}
@@ -51,37 +54,53 @@ def _pages_with_figures(site_dir) -> list[str]:
     return pages
 
 
-@pytest.fixture(scope="module")
-def smallest_text(browser, site_url, site_dir, summary) -> dict:
-    """``{(width, palette): {figure id: (smallest text in CSS px, file shown)}}``."""
+@background("smallest_text", after=("site_build", "site_server"))
+def _measure_figure_text(site_build, site_server) -> dict:
+    """``{(width, palette): {figure id: (smallest text in CSS px, file shown)}}``, measured in
+    the background (a browser of its own) once the site is served."""
+    from playwright.sync_api import sync_playwright
+
+    site_dir, site_url = site_build[0], site_server
     svgs: dict[str, tuple[float, float]] = {}  # file -> (SVG width in pt, smallest glyph in pt)
     out: dict = {}
-    for width in THRESHOLDS:
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        context.set_default_timeout(TIMEOUT_MS)
-        page = context.new_page()
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
         try:
-            for path in _pages_with_figures(site_dir):
-                page.goto(site_url + path, wait_until="load")
-                for palette, scheme in PALETTES.items():
-                    page.evaluate(TO_SCHEME, scheme)
-                    page.wait_for_function(SHOWS_SCHEME, arg=scheme)
-                    page.evaluate(SETTLED)
-                    for fig in page.evaluate(FIGURE_BOXES):
-                        assert fig["loaded"], f"{path}: {fig['src']} did not load"
-                        file = urlparse(fig["src"]).path.removeprefix("/")
-                        if file not in svgs:
-                            svg_width, sizes = figures.svg_text_sizes(
-                                (site_dir / file).read_bytes()
-                            )
-                            assert sizes, f"{file}: no text found"
-                            svgs[file] = (svg_width, min(sizes))
-                        svg_width, smallest = svgs[file]
-                        px = smallest * fig["shown"] / svg_width
-                        out.setdefault((width, palette), {})[fig["id"]] = (px, file)
-                page.evaluate(TO_SCHEME, PALETTES["light"])  # the next page opens as a reader's
+            for width in THRESHOLDS:
+                context = browser.new_context(viewport={"width": width, "height": 900})
+                context.set_default_timeout(TIMEOUT_MS)
+                page = context.new_page()
+                try:
+                    for path in _pages_with_figures(site_dir):
+                        page.goto(site_url + path, wait_until="load")
+                        for palette, scheme in PALETTES.items():
+                            page.evaluate(TO_SCHEME, scheme)
+                            page.wait_for_function(SHOWS_SCHEME, arg=scheme)
+                            page.evaluate(SETTLED)
+                            for fig in page.evaluate(FIGURE_BOXES):
+                                assert fig["loaded"], f"{path}: {fig['src']} did not load"
+                                file = urlparse(fig["src"]).path.removeprefix("/")
+                                if file not in svgs:
+                                    svg_width, sizes = figures.svg_text_sizes(
+                                        (site_dir / file).read_bytes()
+                                    )
+                                    assert sizes, f"{file}: no text found"
+                                    svgs[file] = (svg_width, min(sizes))
+                                svg_width, smallest = svgs[file]
+                                px = smallest * fig["shown"] / svg_width
+                                out.setdefault((width, palette), {})[fig["id"]] = (px, file)
+                        page.evaluate(TO_SCHEME, PALETTES["light"])  # the next page, as a reader's
+                finally:
+                    context.close()
         finally:
-            context.close()
+            browser.close()
+    return out
+
+
+@pytest.fixture(scope="module")
+def smallest_text(site_url, summary) -> dict:
+    """``{(width, palette): {figure id: (smallest text in CSS px, file shown)}}``."""
+    out = job_result("smallest_text")
     for (width, palette), seen in sorted(out.items()):
         worst = min(seen, key=lambda f: seen[f][0])
         summary.append(
