@@ -94,7 +94,8 @@ def rounding_bound(ref) -> dict[str, float]:
     """How far rounding alone can move the package's own scores, patterns and probabilities:
     the bound two correct float64 computations of the same model must agree to.
 
-    A score that is a sum of up to d terms of size S is known to about ``d eps S``; a softmax
+    A score that is a sum of up to d terms of size S is known to about ``d eps S`` times the
+    largest angle its terms turn by (plus one); a softmax
     moves each weight by at most twice as much as its scores move (a factor of at most
     e^(2 ds) on each); layer 1's scores move by ``beta af^2`` times the change of a key's
     previous letter (a sum of T weights of layer 0, on unit vectors), the logits by ``gamma``
@@ -104,7 +105,12 @@ def rounding_bound(ref) -> dict[str, float]:
     """
     c, T, eps = ref.config, len(ref.tokens), np.finfo(np.float64).eps
     af2 = ref.attention_factor**2
-    s0 = c.d * eps * float(np.max(np.abs(ref.scores0)))
-    s1 = c.d * eps * float(np.max(np.abs(ref.scores1))) + c.beta * af2 * T * 2 * s0
+    # An angle is known to eps times its size, and so is each term's cosine: layer 0 turns by
+    # up to (offset + T) theta_i, layer 1 by up to T theta_i, and every theta_i is at most 1
+    # (theta_0 = 1, and a scaling never speeds a pair up). One computation may form the angle
+    # (n - m + offset) theta_i as one number, another turn twice, and agree only to this.
+    turn0, turn1 = 1 + c.offset + T, 1 + T
+    s0 = c.d * eps * float(np.max(np.abs(ref.scores0))) * turn0
+    s1 = c.d * eps * float(np.max(np.abs(ref.scores1))) * turn1 + c.beta * af2 * T * 2 * s0
     logits = c.d * eps * float(np.max(np.abs(ref.logits))) + c.gamma * T * 2 * s1
     return {"scores0": s0, "A0": 2 * s0, "scores1": s1, "A1": 2 * s1, "probs": 2 * logits}
