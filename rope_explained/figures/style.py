@@ -349,6 +349,7 @@ def fit_text(fig, min_pt: float = MIN_TEXT_PT) -> None:
             | _hide_crowded_cell_text(fig, renderer)
             | _thin_ticks(fig, renderer)
         ):
+            fig.set_layout_engine("none")
             break
 
 
