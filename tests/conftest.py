@@ -203,7 +203,7 @@ def _render_figures_again() -> Path:
 #: The background jobs' results that take longest to come, latest last: a site test that waits
 #: for one runs after those that wait for none or for a quicker one, so that pytest's thread
 #: works while the browsers do.
-LATE_FIXTURES = ("other_process_svgs", "smallest_text", "site_pdf", "views")
+LATE_FIXTURES = ("other_process_svgs", "site_pdf", "views")
 
 
 def _lateness(item) -> int:

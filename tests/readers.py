@@ -9,6 +9,10 @@
   scripts off, a page at 360 px is the harder case of one at 1280 px: the same HTML, style
   sheets and figures, in less room.)
 
+On a page with figures, the two readers with JavaScript also measure each figure in both
+palettes (:data:`FIGURE_BOXES`: which drawing the browser chose and how wide it shows it), for
+tests/test_figure_text.py.
+
 The one-page print edition is not among the pages: it repeats every other page, and the PDF's
 own visit (tests/test_print.py) records its requests, errors and typeset math.
 
@@ -36,78 +40,145 @@ VIEWS = {
 TIMEOUT_MS = 300_000
 #: Material's palettes (``data-md-color-scheme``), by the name the tests use.
 SCHEMES = {"light": "default", "dark": "slate"}
-#: The axe rules whose outcome depends on the palette's colours.
-COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 #: KaTeX writes each formula twice: MathML, which screen readers read and axe checks, and an
 #: aria-hidden visual copy whose every glyph is a span in the colour of the surrounding text,
 #: whose contrast axe checks on that text. Leaving the copy out halves the colour checks.
 AXE_CONTEXT = {"exclude": [[".katex-html"]]}
-#: For the colour rules, the code listings' tokens are checked once per look: a token whose
-#: colour, weight, size, opacity and background (its own, its line's and its block's) are those
-#: of a token checked before it has the same contrast. A listing whose every visible token looks
-#: like one in a listing before it is marked ``data-axe-same-look`` by :data:`MARK_SAME_LOOK`
-#: and left out (whole listings: axe handles a few excluded elements quickly, not thousands).
-COLOUR_CONTEXT = {"exclude": [[".katex-html"], ["[data-axe-same-look]"]]}
-AXE_RUNS = {
-    "light": [
-        (
-            AXE_CONTEXT,
-            {
-                "resultTypes": ["violations"],
-                "rules": {rule: {"enabled": False} for rule in COLOUR_RULES},
-            },
-        ),
-        (
-            COLOUR_CONTEXT,
-            {"resultTypes": ["violations"], "runOnly": {"type": "rule", "values": COLOUR_RULES}},
-        ),
-    ],
-    "dark": [
-        (
-            COLOUR_CONTEXT,
-            {"resultTypes": ["violations"], "runOnly": {"type": "rule", "values": COLOUR_RULES}},
-        ),
-    ],
+#: The rules that judge colours, which run in both palettes; every other rule runs once, in
+#: the light palette (the DOM is the same in both).
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+#: The light palette's run of every rule but the colour rules.
+OTHER_RULES = {
+    "resultTypes": ["violations"],
+    "rules": {rule: {"enabled": False} for rule in COLOUR_RULES},
 }
 
-MARK_SAME_LOOK = r"""
-() => {
-  for (const el of document.querySelectorAll('[data-axe-same-look]')) {
-    el.removeAttribute('data-axe-same-look');
-  }
-  const seen = new Set();
-  let marked = 0;
-  const background = el => {
-    const layers = [];
-    for (let e = el; e && e !== document.documentElement; e = e.parentElement) {
-      const s = getComputedStyle(e);
-      layers.push(s.backgroundColor, s.backgroundImage, s.opacity);
+#: A text's look, which decides its contrast: its tag, colour, size, weight and shadow, the
+#: opacity, blending and filter of it and of every element it is in, and the backgrounds behind
+#: it (its own and its ancestors', up to the first opaque one). Two texts of one look have one
+#: contrast ratio and one threshold (large or normal text), so axe's verdict on one is its
+#: verdict on the other. A text without a letter or digit (``=``, ``(``) is also keyed by its
+#: text: axe may leave such a text unjudged whatever its look.
+#:
+#: A link's key, for ``link-in-text-block``: its look and pseudo-elements' content; for it and
+#: each element up to the block it sits in, the styles that set a link apart from its text
+#: (background image, borders, outline, decoration, font); and the block's look. The rule
+#: compares exactly these: the link's colour with the block's, and its styles with the
+#: block's.
+LOOK = r"""
+const ownText = el => [...el.childNodes].filter(n => n.nodeType === 3)
+  .map(n => n.textContent).join('').trim();
+const look = el => {
+  const s = getComputedStyle(el);
+  const parts = [el.tagName, s.color, s.webkitTextFillColor, s.webkitTextStrokeWidth,
+                 s.fontSize, s.fontWeight, s.textShadow];
+  let opaque = false;
+  for (let e = el; e && e !== document.documentElement; e = e.parentElement) {
+    const t = e === el ? s : getComputedStyle(e);
+    parts.push(t.opacity, t.mixBlendMode, t.filter);
+    if (!opaque) {
+      parts.push(t.backgroundColor, t.backgroundImage);
       // rgba(): transparent or translucent, what is behind shows through; else opaque
-      if (!s.backgroundColor.startsWith('rgba(')) break;
-    }
-    return layers.join(';');
-  };
-  const look = el => {
-    const s = getComputedStyle(el);
-    return [s.color, s.fontSize, s.fontWeight, s.opacity, s.textShadow, background(el)].join('|');
-  };
-  const blocks = [...document.querySelectorAll('.highlight code')].filter(c => c.checkVisibility());
-  for (const code of blocks) {
-    // The block's own text and its innermost token spans that the reader can see (axe skips
-    // hidden ones, so a hidden token must not stand for a visible one).
-    const tokens = [code, ...[...code.querySelectorAll('span')].filter(
-      span => !span.querySelector('*') && span.checkVisibility())];
-    const looks = tokens.map(look);
-    if (looks.every(l => seen.has(l))) {
-      code.setAttribute('data-axe-same-look', '');
-      marked += tokens.length;
-    } else {
-      looks.forEach(l => seen.add(l));
+      opaque = !t.backgroundColor.startsWith('rgba(');
     }
   }
-  return {looks: seen.size, marked, blocks: blocks.length};
+  return parts.join('|');
+};
+const textKey = el => {
+  const text = ownText(el);
+  return 'text:' + (/[\p{L}\p{N}]/u.test(text) ? look(el) : look(el) + '|' + text);
+};
+const LINK_STYLES = [
+  'display', 'color', 'background-color', 'background-image', 'text-decoration',
+  'text-decoration-line', 'text-decoration-style', 'font-family', 'font-weight', 'font-style',
+  'font-size', ...['border-bottom', 'border-top', 'outline'].flatMap(
+    edge => [`${edge}-style`, `${edge}-width`, `${edge}-color`]),
+];
+const isBlock = el => {
+  const display = getComputedStyle(el).display;
+  return ['block', 'list-item', 'table', 'flex', 'grid'].includes(display)
+    || display.startsWith('table-');
+};
+const linkKey = link => {
+  const parts = [look(link), ...['::before', '::after'].map(
+    p => getComputedStyle(link, p).content)];
+  let e = link;
+  for (; e && e !== document.documentElement; e = e.parentElement) {
+    const s = getComputedStyle(e);
+    parts.push(LINK_STYLES.map(p => s.getPropertyValue(p)).join(','));
+    if (e !== link && isBlock(e)) break;
+  }
+  return 'link:' + parts.join('|') + '|' + (e ? look(e) : '');
+};
+"""
+
+#: axe's colour rules on the open page, in its palette, on what is new: ``color-contrast`` on
+#: the texts whose key (:data:`LOOK`) is not among ``seenKeys`` (the keys axe has judged on the
+#: reader's pages before, in this palette), ``link-in-text-block`` on such links. Texts are
+#: the elements with a text of their own that a reader sees (not KaTeX's visual copy, nor its
+#: MathML, which only screen readers read, nor what is hidden), and the form fields; the new
+#: ones are marked ``data-axe-fresh-look`` (links ``data-axe-fresh-link``) and each rule's
+#: selector narrowed to them. Returns the violations; the keys judged now (of what axe passed
+#: or failed, and of the marked texts without a letter or digit that axe left out: it reads
+#: no contrast into punctuation; what it could not judge, say on a background image, or a link
+#: it found outside a text block, stays new); and how many texts and links there are and how
+#: many were checked. The first page checks all; later pages only what looks new: the colour
+#: check of 40 pages costs about that of a few.
+COLOUR_CHECK = (
+    "async ([context, seenKeys]) => {"
+    + LOOK
+    + r"""
+  const seen = new Set(seenKeys);
+  const MARKS = {text: 'data-axe-fresh-look', link: 'data-axe-fresh-link'};
+  for (const mark of Object.values(MARKS)) {
+    for (const el of document.querySelectorAll(`[${mark}]`)) el.removeAttribute(mark);
+  }
+  const fresh = {text: [], link: []};
+  const counts = {texts: 0, links: 0};
+  const visible = el => !el.closest('.katex-html, .katex-mathml')
+    && el.checkVisibility({visibilityProperty: true, opacityProperty: true});
+  for (const el of document.body.querySelectorAll('*')) {
+    const field = el.matches('input, textarea, select');
+    if ((field || ownText(el)) && visible(el)) {
+      counts.texts++;
+      if (field || !seen.has(textKey(el))) fresh.text.push(el);
+    }
+    if (el.matches('a[href], [role=link]') && visible(el)) {
+      counts.links++;
+      if (!seen.has(linkKey(el))) fresh.link.push(el);
+    }
+  }
+  for (const kind in MARKS) fresh[kind].forEach(el => el.setAttribute(MARKS[kind], ''));
+  axe.configure({rules: [
+    {id: 'color-contrast', selector: `[${MARKS.text}]`},
+    {id: 'link-in-text-block', selector: `[${MARKS.link}]`},
+  ]});
+  const result = await axe.run(context, {
+    runOnly: {type: 'rule', values: ['color-contrast', 'link-in-text-block']},
+    resultTypes: ['violations', 'passes', 'incomplete'], elementRef: true,
+  });
+  const nodes = (kind, rule) => result[kind].filter(r => r.id === rule)
+    .flatMap(r => r.nodes.map(n => n.element));
+  const keys = [];
+  for (const [rule, key] of [['color-contrast', textKey], ['link-in-text-block', linkKey]]) {
+    keys.push(...[...nodes('passes', rule), ...nodes('violations', rule)].map(key));
+  }
+  const reported = new Set(['passes', 'violations', 'incomplete'].flatMap(
+    kind => nodes(kind, 'color-contrast')));
+  for (const el of fresh.text) {
+    const text = ownText(el);
+    if (!reported.has(el) && text && !/[\p{L}\p{N}]/u.test(text)) keys.push(textKey(el));
+  }
+  const violations = result.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => ({target: n.target, html: n.html})),
+  }));
+  return {violations, keys, counts: {...counts, newTexts: fresh.text.length,
+                                      newLinks: fresh.link.length}};
 }
 """
+)
+
 
 PAGE_PROBE = r"""
 async () => {
@@ -150,13 +221,43 @@ async () => {
 }
 """
 
+#: Every figure's drawing as shown: its id, the file the browser chose (the phone's
+#: ``<id>.narrow.svg`` or the wide ``<id>.svg``, and the light or dark one), and the width the
+#: drawing is shown at (the image's box less its padding and border), once the images have
+#: settled.
+FIGURE_BOXES = r"""
+async () => {
+  const settled = img => img.complete ? null : new Promise(done => {
+    img.addEventListener('load', done);
+    img.addEventListener('error', done);
+  });
+  await Promise.all([...document.images].map(settled));
+  return [...document.querySelectorAll('figure.rope-figure[id^="fig-"]')].map(figure => {
+    const img = figure.querySelector('img');
+    const s = getComputedStyle(img);
+    const box = img.getBoundingClientRect();
+    const inner = box.width - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)
+                  - parseFloat(s.borderLeftWidth) - parseFloat(s.borderRightWidth);
+    return {id: figure.id.slice(4), src: img.currentSrc, shown: inner,
+            loaded: img.complete && img.naturalWidth > 0};
+  });
+}
+"""
+
 #: Material's palette switch: the radio button that the header's toggle ("Switch to dark
 #: mode") is the label of. It is clicked through the page's script, as the label passes its
 #: click on, whether or not the header shows the toggle at that width.
 TO_SCHEME = (
     'scheme => document.querySelector(`input.md-option[data-md-color-scheme="${scheme}"]`).click()'
 )
-SETTLED = "Promise.all(document.getAnimations().map(a => a.finished))"
+#: The palette's colour transitions brought to their end at once. (Waiting for them to end
+#: can wait forever: Chromium advances no animation of an element off screen while nothing on
+#: screen changes.)
+SETTLED = (
+    "document.getAnimations()"
+    ".filter(a => a.effect && a.effect.getComputedTiming().endTime < Infinity)"
+    ".forEach(a => a.finish())"
+)
 #: Whether the page shows the palette ``scheme`` (for ``wait_for_function(..., arg=scheme)``).
 SHOWS_SCHEME = "scheme => document.body.dataset.mdColorScheme === scheme"
 
@@ -187,9 +288,12 @@ class Tab:
     a renderer process each time, twice the work), that records what each page requested,
     logged and showed."""
 
-    def __init__(self, page):
+    def __init__(self, page, scripts: bool = True):
         self.page = page
+        self.scripts = scripts  # whether the page runs its scripts (the palette toggle needs them)
         self.record: dict | None = None  # the visit under way, if any
+        #: per palette, the looks whose contrast axe has judged on this tab's pages
+        self.judged: dict[str, set[str]] = {palette: set() for palette in SCHEMES}
         log = self._log
         page.on("request", lambda r: log("requests", r.url))
         page.on("requestfailed", lambda r: log("failed", f"{r.url} ({r.failure})"))
@@ -202,8 +306,11 @@ class Tab:
             self.record[key].append(value)
 
     async def visit(self, url: str, axe_script: str | None) -> dict:
-        """Open ``url``: what it requested, logged and showed, and (given ``axe_script``) what
-        axe found in each palette, ``record["axe"][palette] = (scheme, violations)``."""
+        """Open ``url``: what it requested, logged and showed; on a page with figures, when the
+        scripts run, how each figure is shown in each palette (``record["figure_boxes"]``);
+        and, given ``axe_script``, what axe found in each palette,
+        ``record["axe"][palette] = (scheme, violations)``, and how many texts it checked for
+        contrast (``record["looks"][palette]``)."""
         page = self.page
         # Leave the page before: what it still had under way ends here, unrecorded.
         await page.goto("about:blank")
@@ -211,22 +318,37 @@ class Tab:
         await page.goto(url, wait_until="load")
         record.update(await page.evaluate(PAGE_PROBE))
         self.record = None  # what the reader's visit produced, before axe touches the page
+        measure = record["figures"] > 0 and self.scripts
+        if not (measure or axe_script):
+            return record
+        record["figure_boxes"], record["axe"], record["looks"] = {}, {}, {}
         if axe_script is not None:
-            record["axe"], record["same_look"] = {}, {}
             await page.evaluate(axe_script)
-            for palette, runs in AXE_RUNS.items():
-                if palette != "light":
-                    await switch_palette(page, palette)
-                # in each palette: tokens of one colour in the light palette may differ in the dark
-                record["same_look"][palette] = await page.evaluate(MARK_SAME_LOOK)
-                scheme = await page.evaluate("document.body.dataset.mdColorScheme")
-                violations = []
-                for context_, options in runs:
-                    result = await page.evaluate("([c, o]) => axe.run(c, o)", [context_, options])
-                    violations += result["violations"]
-                record["axe"][palette] = (scheme, violations)
-            await switch_palette(page, "light")  # the reader's choice is kept for the next page
+        for palette in SCHEMES:
+            if palette != "light":
+                await switch_palette(page, palette)
+            if measure:
+                record["figure_boxes"][palette] = await page.evaluate(FIGURE_BOXES)
+            if axe_script is not None:
+                scheme, violations, looks = await self.check(palette)
+                record["axe"][palette], record["looks"][palette] = (scheme, violations), looks
+        await switch_palette(page, "light")  # the reader's choice is kept for the next page
         return record
+
+    async def check(self, palette: str) -> tuple[str, list, dict]:
+        """axe on the open page in ``palette``: the palette as the page reports it, the
+        violations (of every rule in the light palette, of the colour rules, on what looks new,
+        in both: :data:`COLOUR_CHECK`), and how many texts and links the page has and how many
+        of them were checked."""
+        page, judged = self.page, self.judged[palette]
+        scheme = await page.evaluate("document.body.dataset.mdColorScheme")
+        run = "([c, o]) => axe.run(c, o)"
+        violations = []
+        if palette == "light":
+            violations += (await page.evaluate(run, [AXE_CONTEXT, OTHER_RULES]))["violations"]
+        out = await page.evaluate(COLOUR_CHECK, [AXE_CONTEXT, sorted(judged)])
+        judged.update(out["keys"])
+        return scheme, violations + out["violations"], out["counts"]
 
 
 def visit_every_page(site_url: str, paths: list[str], workers: int = 2) -> dict:
@@ -260,7 +382,8 @@ async def _visit_every_page(site_url: str, paths: list[str], workers: int) -> di
                         context = await browser.new_context(**VIEWS[view])
                         # a long page, loaded while every core is busy, may take long
                         context.set_default_timeout(TIMEOUT_MS)
-                        tabs[view] = Tab(await context.new_page())
+                        scripts = VIEWS[view].get("java_script_enabled", True)
+                        tabs[view] = Tab(await context.new_page(), scripts)
                     with_axe = view == "desktop"
                     out[view][path] = await tabs[view].visit(
                         site_url + path, axe_script if with_axe else None

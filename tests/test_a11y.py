@@ -6,8 +6,9 @@ Material picks from the reader's ``prefers-color-scheme``. The two palettes diff
 colour (the DOM is the same but for the ``data-md-color-scheme`` attribute), so every rule runs
 in the light palette and the rules that judge colours run again in the dark one, on the same
 page after the reader's click on the palette toggle, on the desktop reader's visit of
-tests/readers.py. Code tokens are checked for colour once per look (colour, size, weight,
-opacity, background), which a test below shows still catches a token of a look of its own. The
+tests/readers.py. The colour rules check a text or a link once per look (colour, size, weight,
+opacity, background) on each reader's pages: one whose look axe has judged on an earlier page
+is skipped, which a test below shows still catches a text or a link of a look of its own. The
 one-page print edition (``print_page/``) repeats the other pages and is left out.
 """
 
@@ -15,10 +16,8 @@ from __future__ import annotations
 
 import pytest
 from readers import (
-    AXE_RUNS,
-    COLOUR_CONTEXT,
-    COLOUR_RULES,
-    MARK_SAME_LOOK,
+    AXE_CONTEXT,
+    COLOUR_CHECK,
     SCHEMES,
     SETTLED,
     SHOWS_SCHEME,
@@ -37,7 +36,7 @@ def axe_results(views) -> dict:
         (palette, path): seen["axe"][palette]
         for path, seen in views["desktop"].items()
         if not is_print_page(path)
-        for palette in AXE_RUNS
+        for palette in SCHEMES
     }
 
 
@@ -86,40 +85,54 @@ def test_a_dark_preference_and_the_toggle_give_the_same_palette(browser, site_ur
     assert seen["toggled"] == seen["dark"] != seen["light"]
 
 
-def test_a_code_token_of_a_look_of_its_own_is_checked(browser, site_url, views):
-    """The colour rules skip a code listing only when each of its visible tokens looks like one
-    in a listing checked before it: a token given a colour of its own (pale grey on the
-    listing's background) is still checked and axe reports its contrast; so does a token of a
-    common class on a background of its own."""
+def test_a_text_or_link_of_a_look_of_its_own_is_checked(browser, site_url, views):
+    """The colour rules check a text or a link only when nothing of its look has been judged
+    before (on the reader's earlier pages, in that palette): most texts of the site are
+    skipped, yet a text given a colour of its own is checked and axe reports its contrast, so
+    is a text of a common colour on a background of its own, and a link made to look like the
+    text around it."""
     from axe_playwright_python.sync_playwright import Axe
 
-    marked = sum(v["same_look"]["light"]["marked"] for v in views["desktop"].values() if "axe" in v)
-    assert marked > 1000, "code tokens are deduplicated on the pages with listings"
+    counts = [v["looks"][p] for v in views["desktop"].values() for p in v.get("looks", {})]
+    texts, new = sum(c["texts"] for c in counts), sum(c["newTexts"] for c in counts)
+    assert len(counts) == 2 * len(views["desktop"]) and new * 3 < texts, (new, texts)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(site_url + "reference/rope/")
     page.evaluate(Axe().axe_script)
-    colour_only = AXE_RUNS["dark"][0][1]  # the colour rules
-    assert colour_only["runOnly"]["values"] == COLOUR_RULES
-    before = page.evaluate(MARK_SAME_LOOK)
-    assert before["marked"] > 0
-    clean = page.evaluate("([c, o]) => axe.run(c, o)", [COLOUR_CONTEXT, colour_only])
-    assert not [v for v in clean["violations"] if v["impact"] in BLOCKING]
-    # two tokens that looked like an earlier one (and so were skipped), given looks of their own
+    first = page.evaluate(COLOUR_CHECK, [AXE_CONTEXT, []])
+    assert first["counts"]["newTexts"] == first["counts"]["texts"] > 100, first["counts"]
+    assert not [v for v in first["violations"] if v["impact"] in BLOCKING]
+    again = page.evaluate(COLOUR_CHECK, [AXE_CONTEXT, first["keys"]])
+    assert again["counts"]["texts"] == first["counts"]["texts"]
+    # left new: what axe could not judge (a text over another element, say), and the links
+    # outside a text block, to which the rule does not apply
+    assert again["counts"]["newTexts"] * 20 < again["counts"]["texts"], again["counts"]
+    # two code tokens and a link in running text, skipped now, given looks of their own
     page.evaluate(
         """() => {
-          const [a, b] = [...document.querySelectorAll('.highlight code[data-axe-same-look] span')]
-            .filter(s => /[a-z]{3}/i.test(s.textContent) && s.getBoundingClientRect().right < 900);
+          const skipped = el => !el.hasAttribute('data-axe-fresh-look')
+            && !el.hasAttribute('data-axe-fresh-link') && el.getBoundingClientRect().right < 900;
+          const [a, b] = [...document.querySelectorAll('.highlight code span')]
+            .filter(s => !s.children.length && /[a-z]{3}/i.test(s.textContent) && skipped(s));
           a.style.color = '#d8d8d8';
           b.style.background = '#e8e8e8';
           b.style.color = '#f4f4f4';
+          // a paragraph of the page's look, whose link takes the colour of its text
+          const p = document.createElement('p');
+          p.innerHTML = 'Words before <a href="#" id="blended-link">a link</a> and after it.';
+          document.querySelector('article h1').after(p);
+          const link = p.querySelector('a');
+          link.style.color = getComputedStyle(p).color;
+          link.style.textDecoration = 'none';
         }"""
     )
-    page.evaluate(MARK_SAME_LOOK)
-    found = page.evaluate("([c, o]) => axe.run(c, o)", [COLOUR_CONTEXT, colour_only])
-    contrast = next(v for v in found["violations"] if v["id"] == "color-contrast")
-    styles = [n["html"] for n in contrast["nodes"]]
+    after = page.evaluate(COLOUR_CHECK, [AXE_CONTEXT, first["keys"] + again["keys"]])
+    assert after["counts"]["newTexts"] >= again["counts"]["newTexts"] + 2, after["counts"]
+    found = {v["id"]: [n["html"] for n in v["nodes"]] for v in after["violations"]}
+    styles = found["color-contrast"]
     assert any("#d8d8d8" in h or "216, 216, 216" in h for h in styles), styles
     assert any("#f4f4f4" in h or "244, 244, 244" in h for h in styles), styles
+    assert any('id="blended-link"' in h for h in found["link-in-text-block"]), found
     page.close()
 
 
