@@ -3,6 +3,7 @@ anchors, references, figures, values, and the build failing on a broken page."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -100,12 +101,10 @@ def test_numbered_content_needs_a_number():
     assert problems == []
 
 
-def _mini_site(
-    tmp_path: Path, pages: dict[str, str], hooks=None, extra: str = "", strict: bool = True
-) -> subprocess.CompletedProcess:
-    """Build a small site of ``pages`` (path -> Markdown) in ``tmp_path`` with the site's
+def _write_mini_site(tmp_path: Path, pages: dict[str, str], hooks=None, extra: str = "") -> Path:
+    """Write a small site of ``pages`` (path -> Markdown) in ``tmp_path`` with the site's
     Markdown extensions, ``hooks`` (default: the numbering and typeset hooks) and ``extra``
-    configuration (YAML), into ``tmp_path / "site"``."""
+    configuration (YAML), to be built into ``tmp_path / "site"``; its configuration file."""
     hooks = hooks or [HOOK, HOOK.with_name("typeset.py")]
     docs = tmp_path / "docs"
     for src, text in pages.items():
@@ -133,22 +132,49 @@ def _mini_site(
         )
         + textwrap.dedent(extra)
     )
+    return config
+
+
+def _mini_site(
+    tmp_path: Path, pages: dict[str, str], hooks=None, extra: str = "", strict: bool = True
+) -> subprocess.CompletedProcess:
+    """Build a small site (:func:`_write_mini_site`) with ``mkdocs build``."""
+    config = _write_mini_site(tmp_path, pages, hooks, extra)
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            *(["--strict"] if strict else []),
-            "-f",
-            str(config),
-        ],
+        [sys.executable, "-m", "mkdocs", "build", *(["--strict"] * strict), "-f", str(config)],
         cwd=ROOT,
         env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
         capture_output=True,
         text=True,
         timeout=900,
-    )
+    )  # fmt: skip
+
+
+#: Build each configuration given on the command line in one process, one after the other, as
+#: ``mkdocs build --strict`` builds it; print for each whether it built and what it logged.
+STRICT_BUILDS = r"""
+import io, json, logging, sys
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+logger = logging.getLogger("mkdocs")
+logger.setLevel(logging.INFO)
+out = []
+for config in sys.argv[1:]:
+    log = io.StringIO()
+    handler = logging.StreamHandler(log)
+    logger.addHandler(handler)
+    try:
+        build(load_config(config_file=config, strict=True))
+        built = True
+    except (Exception, SystemExit) as err:
+        built = False
+        log.write(f"{type(err).__name__}: {err}\n")
+    finally:
+        logger.removeHandler(handler)
+    out.append([built, log.getvalue()])
+print(json.dumps(out))
+"""
 
 
 def test_build_numbers_anchors_and_links(tmp_path):
@@ -209,31 +235,61 @@ def test_build_numbers_anchors_and_links(tmp_path):
     assert list((site / "stylesheets/vendor/katex/fonts").glob("KaTeX_Main-Regular.woff2"))
 
 
-@pytest.mark.parametrize(
-    ("page", "message"),
-    [
-        ("---\nnumber: 1\n---\n$$\na\n$$\n", "bad.md:4: display equation without a label"),
-        ("$$\n% eq: a\nx\n$$\n", "bad.md: has numbered equations or figures but no 'number:'"),
-        ('---\nnumber: 1\n---\n{{ eq("nope") }}\n', "unknown equation label 'nope'"),
-        ('---\nnumber: 1\n---\n{{ figure("nope") }}\n', "unknown figure id 'nope'; known: "),
-        ('Say {{ value("nope") }}.\n', "bad.md:1: unknown value id 'nope'; known: "),
-        (
-            'Say {{ value("embedding-sigma-1") }}.\n',
-            "value 'embedding-sigma-1' belongs to page 'equations/token-embedding', not to 'bad'",
-        ),
-        (
-            '---\nnumber: 1\n---\n{{ figure("embedding-circle") }}\n',
-            "figure 'embedding-circle' belongs to page 'equations/token-embedding'",
-        ),
-    ],
-)
-def test_build_fails_on_a_broken_page(tmp_path, page, message):
-    proc = _mini_site(tmp_path, {"bad.md": page})
-    assert proc.returncode != 0
-    assert message in proc.stderr, proc.stderr[-3000:]
+#: A broken page (bad.md) and what the build must say of it.
+BROKEN_PAGES = [
+    ("---\nnumber: 1\n---\n$$\na\n$$\n", "bad.md:4: display equation without a label"),
+    ("$$\n% eq: a\nx\n$$\n", "bad.md: has numbered equations or figures but no 'number:'"),
+    ('---\nnumber: 1\n---\n{{ eq("nope") }}\n', "unknown equation label 'nope'"),
+    ('---\nnumber: 1\n---\n{{ figure("nope") }}\n', "unknown figure id 'nope'; known: "),
+    ('Say {{ value("nope") }}.\n', "bad.md:1: unknown value id 'nope'; known: "),
+    (
+        'Say {{ value("embedding-sigma-1") }}.\n',
+        "value 'embedding-sigma-1' belongs to page 'equations/token-embedding', not to 'bad'",
+    ),
+    (
+        '---\nnumber: 1\n---\n{{ figure("embedding-circle") }}\n',
+        "figure 'embedding-circle' belongs to page 'equations/token-embedding'",
+    ),
+]
+
+
+#: A sound page, built last in the same process: the driver tells a good build from a failed one.
+SOUND_PAGE = "# Good\n\nNothing wrong here.\n"
+
+
+@pytest.fixture(scope="module")
+def broken_builds(tmp_path_factory) -> list[tuple[bool, str]]:
+    """Each site of one broken page, then the site of :data:`SOUND_PAGE`, built with
+    ``--strict``, all in one MkDocs process (one start-up for all): whether each built, and
+    what it logged."""
+    pages = [page for page, _ in BROKEN_PAGES] + [SOUND_PAGE]
+    configs = [_write_mini_site(tmp_path_factory.mktemp("page"), {"bad.md": p}) for p in pages]
+    proc = subprocess.run(
+        [sys.executable, "-c", STRICT_BUILDS, *map(str, configs)],
+        cwd=ROOT,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [tuple(case) for case in json.loads(proc.stdout.strip().splitlines()[-1])]
+
+
+@pytest.mark.parametrize("case", range(len(BROKEN_PAGES)))
+def test_build_fails_on_a_broken_page(broken_builds, case):
+    message = BROKEN_PAGES[case][1]
+    built, log = broken_builds[case]
+    assert not built
+    assert message in log, log[-3000:]
     if "unknown value id" in message:  # the message lists the registered ids
-        known = proc.stderr.split(message, 1)[1].split("\n", 1)[0]
+        known = log.split(message, 1)[1].split("\n", 1)[0]
         assert known.split(", ") == sorted(figures.load_values())
+
+
+def test_a_sound_page_builds_where_the_broken_ones_fail(broken_builds):
+    built, log = broken_builds[len(BROKEN_PAGES)]
+    assert built, log
 
 
 def test_build_states_values_in_text_math_and_captions(tmp_path):
