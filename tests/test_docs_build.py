@@ -101,6 +101,19 @@ def test_numbered_content_needs_a_number():
     assert problems == []
 
 
+def _python(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """Run this Python with ``args`` (a MkDocs build, or a script of builds) and capture what it
+    prints."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
 def _write_mini_site(tmp_path: Path, pages: dict[str, str], hooks=None, extra: str = "") -> Path:
     """Write a small site of ``pages`` (path -> Markdown) in ``tmp_path`` with the site's
     Markdown extensions, ``hooks`` (default: the numbering and typeset hooks) and ``extra``
@@ -140,14 +153,7 @@ def _mini_site(
 ) -> subprocess.CompletedProcess:
     """Build a small site (:func:`_write_mini_site`) with ``mkdocs build``."""
     config = _write_mini_site(tmp_path, pages, hooks, extra)
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", *(["--strict"] * strict), "-f", str(config)],
-        cwd=ROOT,
-        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )  # fmt: skip
+    return _python("-m", "mkdocs", "build", *(["--strict"] * strict), "-f", str(config))
 
 
 #: Build each configuration given on the command line in one process, one after the other, as
@@ -264,14 +270,7 @@ def broken_builds(tmp_path_factory) -> list[tuple[bool, str]]:
     what it logged."""
     pages = [page for page, _ in BROKEN_PAGES] + [SOUND_PAGE]
     configs = [_write_mini_site(tmp_path_factory.mktemp("page"), {"bad.md": p}) for p in pages]
-    proc = subprocess.run(
-        [sys.executable, "-c", STRICT_BUILDS, *map(str, configs)],
-        cwd=ROOT,
-        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    proc = _python("-c", STRICT_BUILDS, *map(str, configs))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return [tuple(case) for case in json.loads(proc.stdout.strip().splitlines()[-1])]
 
@@ -467,14 +466,7 @@ def test_a_build_after_an_edit_of_the_package_shows_the_edit(tmp_path):
         "exclude_docs: /hooks/\nmarkdown_extensions: [attr_list, md_in_html]\n",
         encoding="utf-8",
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", TWO_BUILDS, str(tmp_path)],
-        cwd=tmp_path,
-        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    proc = _python("-c", TWO_BUILDS, str(tmp_path), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (level1, svg1), (level2, svg2) = eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307
     assert (level1, level2) == ("1", "2")

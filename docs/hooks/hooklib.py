@@ -112,6 +112,41 @@ def package():
     return module
 
 
+def loader_html(
+    page_url: str, scripts: list[str], *, marker: str, root: str, name: str, restarter: str
+) -> str:
+    """The inline script that loads a page's ``scripts`` (site paths), in order, once per
+    browser page: each gets the attribute ``data-<marker>``; if one fails to load, they are
+    all removed and the element of class ``root`` says which ``name`` could not load (later
+    visits by instant navigation restart the page from ``restarter``)."""
+    folder = page_url if page_url.endswith("/") else posixpath.dirname(page_url)
+    urls = [posixpath.relpath(src, folder or ".") for src in scripts]
+    return (
+        "<script>\n"
+        "(function (urls) {\n"
+        '  "use strict";\n'
+        "  // Once per browser page: later visits by instant navigation restart it from "
+        f"{restarter}.\n"
+        f'  if (document.querySelector("script[data-{marker}]")) return;\n'
+        "  urls.forEach(function (url) {\n"
+        '    var s = document.createElement("script");\n'
+        "    s.src = new URL(url, location.href).href;\n"
+        "    s.async = false; // run in this order\n"
+        f'    s.setAttribute("data-{marker}", "");\n'
+        "    s.onerror = function () {\n"
+        f'      document.querySelectorAll("script[data-{marker}]").forEach(function (x) {{\n'
+        "        x.remove();\n"
+        "      });\n"
+        f'      var root = document.querySelector(".{root}");\n'
+        f'      if (root) root.textContent = "The {name} could not load " + url + ".";\n'
+        "    };\n"
+        "    document.body.appendChild(s);\n"
+        "  });\n"
+        f"}})({json.dumps(urls)});\n"
+        "</script>\n"
+    )
+
+
 def frozen_data_js(data: dict, global_name: str, hook: str, readers: str) -> str:
     """A page's generated data file: ``data`` as ``window.<global_name>``, deeply frozen, with
     a header naming the ``hook`` that writes it and the ``readers`` that read it."""

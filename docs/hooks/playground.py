@@ -47,6 +47,7 @@ from types import SimpleNamespace
 import matplotlib
 import numpy as np
 from hooklib import frozen_data_js, load_figures
+from hooklib import loader_html as load_scripts
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
@@ -316,30 +317,13 @@ def data_js() -> str:
 
 def loader_html(page_url: str) -> str:
     """The inline script that loads the playground's scripts on the page at ``page_url``."""
-    folder = page_url if page_url.endswith("/") else posixpath.dirname(page_url)
-    urls = [posixpath.relpath(src, folder or ".") for src in SCRIPTS]
-    return (
-        "<script>\n"
-        "(function (urls) {\n"
-        '  "use strict";\n'
-        "  // Once per browser page: later visits by instant navigation restart it from ui.js.\n"
-        '  if (document.querySelector("script[data-rope-playground]")) return;\n'
-        "  urls.forEach(function (url) {\n"
-        '    var s = document.createElement("script");\n'
-        "    s.src = new URL(url, location.href).href;\n"
-        "    s.async = false; // run in this order: data, model, page\n"
-        '    s.setAttribute("data-rope-playground", "");\n'
-        "    s.onerror = function () {\n"
-        '      document.querySelectorAll("script[data-rope-playground]").forEach(function (x) {\n'
-        "        x.remove();\n"
-        "      });\n"
-        '      var root = document.querySelector(".rope-playground");\n'
-        '      if (root) root.textContent = "The playground could not load " + url + ".";\n'
-        "    };\n"
-        "    document.body.appendChild(s);\n"
-        "  });\n"
-        f"}})({json.dumps(urls)});\n"
-        "</script>\n"
+    return load_scripts(
+        page_url,
+        SCRIPTS,
+        marker="rope-playground",
+        root="rope-playground",
+        name="playground",
+        restarter="ui.js",
     )
 
 

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
-import posixpath
 
 from hooklib import frozen_data_js, load_figures
+from hooklib import loader_html as load_scripts
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from playground import DATA_JS as PLAYGROUND_DATA_JS
@@ -119,30 +118,13 @@ def data_js() -> str:
 
 def loader_html(page_url: str) -> str:
     """The inline script that loads the page's scripts, in order, once per browser page."""
-    folder = page_url if page_url.endswith("/") else posixpath.dirname(page_url)
-    urls = [posixpath.relpath(src, folder or ".") for src in SCRIPTS]
-    return (
-        "<script>\n"
-        "(function (urls) {\n"
-        '  "use strict";\n'
-        "  // Once per browser page: later visits by instant navigation restart it from page.js.\n"
-        '  if (document.querySelector("script[data-rope-your-config]")) return;\n'
-        "  urls.forEach(function (url) {\n"
-        '    var s = document.createElement("script");\n'
-        "    s.src = new URL(url, location.href).href;\n"
-        "    s.async = false; // run in this order\n"
-        '    s.setAttribute("data-rope-your-config", "");\n'
-        "    s.onerror = function () {\n"
-        '      document.querySelectorAll("script[data-rope-your-config]").forEach(function (x) {\n'
-        "        x.remove();\n"
-        "      });\n"
-        f'      var root = document.querySelector(".{ROOT_CLASS}");\n'
-        '      if (root) root.textContent = "The page could not load " + url + ".";\n'
-        "    };\n"
-        "    document.body.appendChild(s);\n"
-        "  });\n"
-        f"}})({json.dumps(urls)});\n"
-        "</script>\n"
+    return load_scripts(
+        page_url,
+        SCRIPTS,
+        marker="rope-your-config",
+        root=ROOT_CLASS,
+        name="page",
+        restarter="page.js",
     )
 
 
