@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -33,10 +34,10 @@ from pathlib import Path
 import numpy  # noqa: F401 (loads the BLAS that threadpool_limits below limits)
 import pytest
 from hypothesis import settings
-from readers import VIEWS, is_print_page, visit_every_page
+from readers import VIEWS, is_print_page
 from threadpoolctl import threadpool_limits
 
-from tools.browser import launch_chromium, serve
+from tools.browser import launch_chromium, serve_in_child
 
 # The tests run the site build, a second figure rendering, browsers and numpy side by side on
 # every core. OpenBLAS's worker threads spin while they wait, so several processes each with
@@ -171,14 +172,15 @@ def _build_site() -> tuple[Path, int]:
 
 @background("site_server", after=("site_build",))
 def _serve_site(site_build) -> str:
-    """The built site served on 127.0.0.1 at the port of its ``site_url``, for the session."""
+    """The built site served on 127.0.0.1 at the port of its ``site_url``, for the session, by a
+    process of its own (:func:`tools.browser.serve_in_child`)."""
     site, port = site_build
     stack = contextlib.ExitStack()
     CLEANUP.append(stack.close)
     try:
-        return stack.enter_context(serve(site, port))
+        return stack.enter_context(serve_in_child(site, port))
     except OSError:  # the port was taken meanwhile: serve anyway (instant navigation reloads)
-        return stack.enter_context(serve(site, 0))
+        return stack.enter_context(serve_in_child(site, 0))
 
 
 #: ``python -m rope_explained.figures`` on one BLAS thread, as the build renders them
@@ -298,8 +300,25 @@ def _html_pages(site: Path) -> list[str]:
 @background("visits", after=("site_build", "site_server"))
 def _open_every_page(site_build, site_server) -> dict[str, dict[str, dict]]:
     """Every page opened once by each reader of :data:`readers.VIEWS`, axe included (in the
-    background, with browsers of its own, while the quick tests run)."""
-    return visit_every_page(site_server, _html_pages(site_build[0]))
+    background, by a process with browsers of its own, while the quick tests run)."""
+    out = Path(tempfile.mkdtemp(prefix="rope-visits-")) / "views.json"
+    CLEANUP.append(lambda: shutil.rmtree(out.parent, ignore_errors=True))
+    cmd = [sys.executable, str(Path(__file__).with_name("readers.py")), site_server, str(out)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run(
+        cmd,
+        cwd=ROOT,
+        env=env,
+        input=json.dumps(_html_pages(site_build[0])),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"the readers' visits failed:\n{(proc.stdout + proc.stderr)[-6000:]}", pytrace=False
+        )
+    return json.loads(out.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

@@ -18,12 +18,17 @@ own visit (tests/test_print.py) records its requests, errors and typeset math.
 
 Two workers, each with a Chromium of its own, share the visits (the longest first), so that
 the run keeps both cores busy while the tests in pytest's thread go on. conftest.py runs
-:func:`visit_every_page` as a background job; the tests read its result.
+``python tests/readers.py`` (:func:`main`) as a background job, in a process of its own (the
+driver's work of every request and answer would otherwise take turns with the tests'), and
+the tests read the JSON it writes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
+from pathlib import Path
 
 #: How the pages are opened.
 VIEWS = {
@@ -309,7 +314,7 @@ class Tab:
         """Open ``url``: what it requested, logged and showed; on a page with figures, when the
         scripts run, how each figure is shown in each palette (``record["figure_boxes"]``);
         and, given ``axe_script``, what axe found in each palette,
-        ``record["axe"][palette] = (scheme, violations)``, and how many texts it checked for
+        ``record["axe"][palette] = [scheme, violations]``, and how many texts it checked for
         contrast (``record["looks"][palette]``)."""
         page = self.page
         # Leave the page before: what it still had under way ends here, unrecorded.
@@ -331,7 +336,7 @@ class Tab:
                 record["figure_boxes"][palette] = await page.evaluate(FIGURE_BOXES)
             if axe_script is not None:
                 scheme, violations, looks = await self.check(palette)
-                record["axe"][palette], record["looks"][palette] = (scheme, violations), looks
+                record["axe"][palette], record["looks"][palette] = [scheme, violations], looks
         await switch_palette(page, "light")  # the reader's choice is kept for the next page
         return record
 
@@ -393,3 +398,16 @@ async def _visit_every_page(site_url: str, paths: list[str], workers: int) -> di
 
         await asyncio.gather(*(worker() for _ in range(workers)))
     return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python tests/readers.py SITE_URL OUT``: open every page whose site path is in the JSON
+    list on the standard input, and write what :func:`visit_every_page` returns to ``OUT``."""
+    site_url, out = argv if argv is not None else sys.argv[1:]
+    paths = json.load(sys.stdin)
+    Path(out).write_text(json.dumps(visit_every_page(site_url, paths)), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

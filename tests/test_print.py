@@ -25,10 +25,11 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
-from conftest import CLEANUP, background, job_result
+from conftest import CLEANUP, background, job_result, run_checked
+from print_visit import CONTROLS_SHOWN, open_print_page
 
 from tools import print_pdf
-from tools.browser import launch_chromium, serve
+from tools.browser import serve_in_child
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW_TEX = ("\\frac", "\\theta", "\\tag", "\\mathrm", "\\left", "$$", "\\(", "\\[")
@@ -132,34 +133,25 @@ def test_a_page_prints_without_chrome_with_math_figures_and_link_addresses(path,
 @background("site_pdf", after=("site_build", "site_server"))
 def _print_the_site(site_build, site_server) -> dict:
     """The handout and its chapters' PDFs, printed by ``make pdf``'s function from the print
-    page served at the site's root, and the handout read back (in the background, with a
-    browser of its own).
+    page served at the site's root, and the handout read back (in the background, by a process
+    with a browser of its own: ``python tests/print_visit.py``).
 
     The print page's visit is recorded first (its requests, errors and table of contents), for
     :func:`test_print_page_served_anywhere_asks_only_for_what_is_there`; the PDFs are then
     printed from the same page, as ``make pdf`` prints them once the page has loaded."""
-    from playwright.sync_api import sync_playwright
-
     folder = Path(tempfile.mkdtemp(prefix="rope-pdf-"))
     CLEANUP.append(lambda: shutil.rmtree(folder, ignore_errors=True))
     out = folder / "rope-explained.pdf"
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            visit = _open_print_page(
-                browser,
-                site_server + print_pdf.PRINT_PAGE,
-                then=lambda page: (
-                    print_pdf.print_open_page(page, out, folder / "pdf"),
-                    page.evaluate(CONTROLS_SHOWN),
-                ),
-            )
-        finally:
-            browser.close()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    printer = [sys.executable, str(Path(__file__).with_name("print_visit.py"))]
+    run_checked("printing the handout", [*printer, site_server, str(out)], env)
     read = [sys.executable, str(Path(__file__).with_name("pdf_text.py")), str(out)]
-    subprocess.run([*read, str(folder / "pages.json")], check=True, timeout=600)
+    run_checked("reading the handout", [*read, str(folder / "pages.json")], env)
     pages = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
+    visit = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     handout, controls = visit.pop("then")
+    handout["chapters"] = [(*rest, Path(pdf)) for *rest, pdf in handout["chapters"]]
+    handout = print_pdf.Handout(**handout)
     return {
         "path": out,
         "handout": handout,
@@ -176,37 +168,6 @@ def site_pdf(site_url) -> dict:
     them), its number of typeset formulas (``n_math``), each page's text and fonts
     (``pages``), and the visit of the print page it was printed from."""
     return job_result("site_pdf")
-
-
-#: The site's controls, none of which is of use on paper: buttons, the code of a figure and the
-#: call under a stated number (collapsed blocks), an answer where its question is, the source
-#: code of an API object, copy buttons, downloads, the playground's controls, the notebooks'
-#: toolbars and heading links, the chapter's PDF, the header, navigation, search and footer.
-CONTROLS = (
-    ".md-button",
-    "figure.rope-figure details",
-    "details.rope-reproduce",
-    "details.example",
-    "details.mkdocstrings-source",
-    ".md-clipboard",
-    ".md-code__nav",
-    "a.rope-figure__download",
-    ".rope-playground",
-    ".zeroclipboard-container",
-    ".celltoolbar",
-    ".anchor-link",
-    ".headerlink",
-    ".rope-chapter-pdf",
-    ".md-header",
-    ".md-sidebar",
-    ".md-search",
-    ".md-footer",
-    ".md-source",
-)
-#: The selectors of :data:`CONTROLS` that a page shows (in print media, once printed).
-CONTROLS_SHOWN = f"""() => {json.dumps(CONTROLS)}.filter((sel) =>
-  [...document.querySelectorAll(sel)].some((el) =>
-    getComputedStyle(el).display !== "none" && el.getClientRects().length > 0))"""
 
 
 def _site_url_of(print_html: str) -> str:
@@ -735,39 +696,6 @@ def test_print_page_cross_references_name_their_targets(site_dir):
 # ------------------------------------------------------------------------------------------------
 
 
-def _open_print_page(browser, url: str, then=None) -> dict:
-    """Open the print page at ``url`` and record its requests, failures and errors; then, if
-    given, call ``then(page)`` on the page and keep what it returns as ``seen["then"]``."""
-    context = browser.new_context()
-    # the whole site on one page, loaded (and printed) while every core is busy
-    context.set_default_timeout(600_000)
-    seen: dict = {"requests": [], "failed": [], "errors": []}
-    context.on("request", lambda r: seen["requests"].append(r.url))
-    context.on("requestfailed", lambda r: seen["failed"].append(f"{r.url} ({r.failure})"))
-    context.on(
-        "response", lambda r: r.status >= 400 and seen["failed"].append(f"{r.url} ({r.status})")
-    )
-    page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and seen["errors"].append(m.text))
-    page.on("pageerror", lambda e: seen["errors"].append(f"page error: {e}"))
-    try:
-        page.goto(url, wait_until="load")
-        seen["math"] = page.evaluate(print_pdf.FONTS_READY)
-        page.wait_for_load_state("networkidle")
-        seen["tocs"] = page.evaluate(
-            "document.querySelectorAll('#print-page-toc .print-page-toc-nav > ul').length"
-        )
-        seen["toc_links"] = page.evaluate(
-            "[...document.querySelectorAll('#print-page-toc a')].map(a => a.hash)"
-        )
-        seen["base"] = page.evaluate("new URL(__md_scope).pathname")
-        if then is not None:
-            seen["then"] = then(page)
-    finally:
-        context.close()
-    return seen
-
-
 @pytest.fixture(scope="module")
 def version_folder(site_dir, tmp_path_factory) -> Path:
     """A folder that holds the built site as ``rope-explained/0.1.0/`` (a mike deploy's layout)."""
@@ -788,8 +716,8 @@ def test_print_page_served_anywhere_asks_only_for_what_is_there(
         if where == "root":
             base, seen = site_url, site_pdf["visit"]
         else:
-            base = stack.enter_context(serve(version_folder)) + "rope-explained/0.1.0/"
-            seen = _open_print_page(browser, base + "print_page/")
+            base = stack.enter_context(serve_in_child(version_folder)) + "rope-explained/0.1.0/"
+            seen = open_print_page(browser, base + "print_page/")
     prefix = urlsplit(base).path
     assert seen["failed"] == [], f"{where}: failed requests {seen['failed']}"
     assert seen["errors"] == [], f"{where}: console errors {seen['errors']}"

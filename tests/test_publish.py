@@ -32,7 +32,7 @@ import pytest
 import yaml
 from conftest import CLEANUP, background, job_result
 
-from tools.browser import serve
+from tools.browser import serve_in_child
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -703,7 +703,7 @@ def test_mike_deploys_the_version_and_its_alias(deployed):
 def test_each_deployed_version_opens_and_cites_itself(deployed, browser):
     _, served = deployed
     base = "https://rope-explained.github.io/rope-explained/"
-    with serve(served) as url:
+    with serve_in_child(served) as url:
         page = browser.new_page()
         try:
             page.goto(url)  # the root redirects to the default version

@@ -11,6 +11,7 @@ import contextlib
 import functools
 import http.server
 import os
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -93,3 +94,68 @@ def launch_chromium(playwright):
 def chromium_options() -> dict:
     """The keyword arguments that launch Debian's Chromium headless, with no downloads."""
     return {"executable_path": chromium_path(), "args": CHROMIUM_ARGS}
+
+
+@contextlib.contextmanager
+def serve_in_child(directory: str | Path, port: int = 0) -> Iterator[str]:
+    """:func:`serve` in a child process of its own: yield the base URL (ends with ``/``).
+
+    A server in the caller's process answers every request a browser makes in Python threads
+    that take turns with the caller's: while a browser loads page after page, the caller's
+    own work waits for them. In a process of its own the server takes nothing from it.
+
+    Args:
+        directory: The folder to serve (a built site).
+        port: The port to listen on; 0 (the default) takes a free one.
+
+    Raises:
+        ValueError: If ``directory`` is not a folder.
+        OSError: If the server could not listen on ``port``.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
+    cmd = [sys.executable, "-m", "tools.browser", str(directory), "--port", str(port)]
+    root = Path(__file__).resolve().parent.parent
+    child = subprocess.Popen(
+        cmd,
+        cwd=root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = child.stdout.readline().strip()
+        if not url:
+            raise OSError(f"the server of {directory} did not start: {child.stderr.read().strip()}")
+        yield url
+    finally:
+        child.stdin.close()  # the server stops when its input ends
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        child.stdout.close()
+        child.stderr.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tools.browser DIR [--port N]``: serve ``DIR`` on 127.0.0.1 until the
+    standard input ends (a parent that exits ends it too); the first line written is the base
+    URL."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m tools.browser", description=main.__doc__)
+    parser.add_argument("directory", type=Path, help="the folder to serve (a built site)")
+    parser.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
+    args = parser.parse_args(argv)
+    with serve(args.directory, args.port) as url:
+        print(url, flush=True)
+        sys.stdin.read()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
