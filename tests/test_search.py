@@ -50,17 +50,17 @@ def first_results(page, query: str) -> list[str]:
     # fill() sends: a key press after filling is what a reader's last keystroke does
     box.fill(query)
     box.press("End")
-    deadline, seen, stable = time.monotonic() + 20, None, 0
-    while time.monotonic() < deadline and stable < 3:
+    deadline, seen = time.monotonic() + 20, None
+    while time.monotonic() < deadline:
         links = page.eval_on_selector_all(
             RESULT_LINKS, "els => els.map(e => e.getAttribute('href'))"
         )
+        if links and links == seen:  # the same answer twice in a row: the search has settled
+            break
         if not links:
             box.press("End")  # typed before the search index was ready: type again
-        # the same non-empty answer three polls in a row: the search has settled
-        stable = stable + 1 if links and links == seen else 0
         seen = links
-        page.wait_for_timeout(300)
+        page.wait_for_timeout(150)
     paths = [re.sub(r"^https?://[^/]+/|\?h=[^#]*|#.*$", "", h) for h in seen or []]
     return paths
 
