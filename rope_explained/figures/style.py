@@ -349,7 +349,12 @@ def fit_text(fig, min_pt: float = MIN_TEXT_PT) -> None:
             | _hide_crowded_cell_text(fig, renderer)
             | _thin_ticks(fig, renderer)
         ):
-            fig.set_layout_engine("none")
+            # The layout is final: no engine from here on (None where the rcParams ask for
+            # none), so that saving draws the figure once, without laying it out again.
+            with mpl.rc_context(
+                {"figure.autolayout": False, "figure.constrained_layout.use": False}
+            ):
+                fig.set_layout_engine(None)
             break
 
 
