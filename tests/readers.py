@@ -1,13 +1,16 @@
 """Every page of the built site opened by three readers, once each: what the browser saw.
 
 * ``desktop``: JavaScript on, 1280 px wide, a system that prefers the light palette. On this
-  visit axe also checks the page: every rule in the light palette, then, after the reader's
-  click on Material's palette toggle, the rules that judge colours in the dark palette.
+  visit axe also checks the page: every rule in the palette the page opens in, then, after the
+  reader's click on Material's palette toggle, the rules that judge colours in the other.
 * ``phone``: JavaScript on, 360 px wide, a touch screen.
 * ``phone-no-js``: JavaScript off, 360 px wide: what shows without the scripts, where nothing
   fits a wide formula, table or code block into its box but the style sheets. (With the
   scripts off, a page at 360 px is the harder case of one at 1280 px: the same HTML, style
   sheets and figures, in less room.)
+
+A reader's click on the toggle is kept for the next page (Material stores it), which opens in
+that palette and shows the other second: the pages alternate, the first in the light palette.
 
 On a page with figures, the two readers with JavaScript also measure each figure in both
 palettes (:data:`FIGURE_BOXES`: which drawing the browser chose and how wide it shows it), for
@@ -50,9 +53,10 @@ SCHEMES = {"light": "default", "dark": "slate"}
 #: whose contrast axe checks on that text. Leaving the copy out halves the colour checks.
 AXE_CONTEXT = {"exclude": [[".katex-html"]]}
 #: The rules that judge colours, which run in both palettes; every other rule runs once, in
-#: the light palette (the DOM is the same in both).
+#: the palette the page opens in (the DOM is the same in both but for which of the toggle's two
+#: labels is shown: over the pages, both are checked).
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-#: The light palette's run of every rule but the colour rules.
+#: The run of every rule but the colour rules.
 OTHER_RULES = {
     "resultTypes": ["violations"],
     "rules": {rule: {"enabled": False} for rule in COLOUR_RULES},
@@ -314,7 +318,8 @@ class Tab:
         """Open ``url``: what it requested, logged and showed; on a page with figures, when the
         scripts run, how each figure is shown in each palette (``record["figure_boxes"]``);
         and, given ``axe_script``, what axe found in each palette,
-        ``record["axe"][palette] = [scheme, violations]``, and how many texts it checked for
+        ``record["axe"][palette] = [scheme, violations]``, the palette every rule ran in
+        (``record["every_rule"]``), and how many texts it checked for
         contrast (``record["looks"][palette]``)."""
         page = self.page
         # Leave the page before: what it still had under way ends here, unrecorded.
@@ -329,27 +334,33 @@ class Tab:
         record["figure_boxes"], record["axe"], record["looks"] = {}, {}, {}
         if axe_script is not None:
             await page.evaluate(axe_script)
-        for palette in SCHEMES:
-            if palette != "light":
+        # The page opens in the palette the reader chose last; the other is shown second, and
+        # kept for the next page (switching back would cost a third restyle of the page).
+        shown = await page.evaluate("document.body.dataset.mdColorScheme")
+        palettes = sorted(SCHEMES, key=lambda palette: SCHEMES[palette] != shown)
+        for palette in palettes:
+            if palette != palettes[0]:
                 await switch_palette(page, palette)
             if measure:
                 record["figure_boxes"][palette] = await page.evaluate(FIGURE_BOXES)
             if axe_script is not None:
-                scheme, violations, looks = await self.check(palette)
+                every_rule = palette == palettes[0]
+                scheme, violations, looks = await self.check(palette, every_rule)
                 record["axe"][palette], record["looks"][palette] = [scheme, violations], looks
-        await switch_palette(page, "light")  # the reader's choice is kept for the next page
+                if every_rule:
+                    record["every_rule"] = palette
         return record
 
-    async def check(self, palette: str) -> tuple[str, list, dict]:
+    async def check(self, palette: str, every_rule: bool) -> tuple[str, list, dict]:
         """axe on the open page in ``palette``: the palette as the page reports it, the
-        violations (of every rule in the light palette, of the colour rules, on what looks new,
-        in both: :data:`COLOUR_CHECK`), and how many texts and links the page has and how many
-        of them were checked."""
+        violations (of every rule if ``every_rule``; of the colour rules, on what looks new:
+        :data:`COLOUR_CHECK`), and how many texts and links the page has and how many of them
+        were checked."""
         page, judged = self.page, self.judged[palette]
         scheme = await page.evaluate("document.body.dataset.mdColorScheme")
         run = "([c, o]) => axe.run(c, o)"
         violations = []
-        if palette == "light":
+        if every_rule:
             violations += (await page.evaluate(run, [AXE_CONTEXT, OTHER_RULES]))["violations"]
         out = await page.evaluate(COLOUR_CHECK, [AXE_CONTEXT, sorted(judged)])
         judged.update(out["keys"])
