@@ -25,7 +25,7 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
-from conftest import CLEANUP, background, job_result, run_checked
+from conftest import CLEANUP, YIELDING, background, job_result, run_checked
 from print_visit import CONTROLS_SHOWN, open_print_page
 
 from tools import print_pdf
@@ -144,9 +144,9 @@ def _print_the_site(site_build, site_server) -> dict:
     out = folder / "rope-explained.pdf"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     printer = [sys.executable, str(Path(__file__).with_name("print_visit.py"))]
-    run_checked("printing the handout", [*printer, site_server, str(out)], env)
+    run_checked("printing the handout", [*YIELDING, *printer, site_server, str(out)], env)
     read = [sys.executable, str(Path(__file__).with_name("pdf_text.py")), str(out)]
-    run_checked("reading the handout", [*read, str(folder / "pages.json")], env)
+    run_checked("reading the handout", [*YIELDING, *read, str(folder / "pages.json")], env)
     pages = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
     visit = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     handout, controls = visit.pop("then")

@@ -30,7 +30,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 import yaml
-from conftest import CLEANUP, background, job_result
+from conftest import CLEANUP, YIELDING, background, job_result
 
 from tools.browser import serve_in_child
 
@@ -660,11 +660,13 @@ def _deploy_with_mike(site_build):
     env.update(GIT_COMMITTER_NAME="T", GIT_COMMITTER_EMAIL="t@x.invalid")
     mike = _tool("mike")
     for cmd in (
-        [mike, "deploy", "--update-aliases", "0.1.0", "latest"],
-        [mike, "set-default", "latest"],
+        [*YIELDING, mike, "deploy", "--update-aliases", "0.1.0", "latest"],
+        [*YIELDING, mike, "set-default", "latest"],
     ):
         proc = _run(cmd, cwd=repo, env=env)
-        assert proc.returncode == 0, f"{' '.join(cmd[1:])} failed:\n{proc.stderr[-4000:]}"
+        assert proc.returncode == 0, (
+            f"{' '.join(cmd[len(YIELDING) + 1 :])} failed:\n{proc.stderr[-4000:]}"
+        )
     served = repo.parent / "gh-pages"
     served.mkdir()
     archive = subprocess.run(
