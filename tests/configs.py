@@ -90,20 +90,22 @@ def texts(min_size: int = 1, max_size: int = 40) -> st.SearchStrategy[str]:
     return st.one_of(few, any_letters)
 
 
-def rounding_bound(ref) -> dict[str, float]:
+def rounding_bound(ref, config=None) -> dict[str, float]:
     """How far rounding alone can move the package's own scores, patterns and probabilities:
-    the bound two correct float64 computations of the same model must agree to.
+    the bound two correct float64 computations of the same model must agree to. ``ref`` is a
+    trace of ``forward``, or of ``trained.forward`` on ``trained.hand_built(**c)`` with
+    ``config`` the ``Config(**c)`` it was built from (a trained trace holds no config).
 
     A score that is a sum of up to d terms of size S is known to about ``d eps S`` times the
-    largest angle its terms turn by (plus one); a softmax
-    moves each weight by at most twice as much as its scores move (a factor of at most
-    e^(2 ds) on each); layer 1's scores move by ``beta af^2`` times the change of a key's
-    previous letter (a sum of T weights of layer 0, on unit vectors), the logits by ``gamma``
-    times the change of the copied letters (T weights of layer 1). Where the sharpness is
-    moderate this is far below TOL; near the limits of alpha, beta and gamma (1e6) the
-    package's own numbers are only this accurate, and nothing can agree with them more closely.
+    largest angle its terms turn by (plus one). A softmax whose scores each move by at most s
+    moves its weights by at most 2s in all (``sum |dp_i| = sum p_i |ds_i - mean ds| <= 2s``),
+    so a weighted mean of unit vectors moves by at most 2s: layer 1's scores move by
+    ``beta af^2`` times that of a key's previous letter (layer 0's weights over the letters),
+    the logits by ``gamma`` times that of the copied letters (layer 1's). Where the sharpness
+    is moderate this is far below TOL; near the limits of alpha, beta and gamma the package's
+    own numbers are only this accurate, and nothing can agree with them more closely.
     """
-    c, T, eps = ref.config, len(ref.tokens), np.finfo(np.float64).eps
+    c, T, eps = config or ref.config, len(ref.tokens), np.finfo(np.float64).eps
     af2 = ref.attention_factor**2
     # An angle is known to eps times its size, and so is each term's cosine: layer 0 turns by
     # up to (offset + T) theta_i, layer 1 by up to T theta_i, and every theta_i is at most 1
@@ -111,6 +113,6 @@ def rounding_bound(ref) -> dict[str, float]:
     # (n - m + offset) theta_i as one number, another turn twice, and agree only to this.
     turn0, turn1 = 1 + c.offset + T, 1 + T
     s0 = c.d * eps * float(np.max(np.abs(ref.scores0))) * turn0
-    s1 = c.d * eps * float(np.max(np.abs(ref.scores1))) * turn1 + c.beta * af2 * T * 2 * s0
-    logits = c.d * eps * float(np.max(np.abs(ref.logits))) + c.gamma * T * 2 * s1
+    s1 = c.d * eps * float(np.max(np.abs(ref.scores1))) * turn1 + c.beta * af2 * 2 * s0
+    logits = c.d * eps * float(np.max(np.abs(ref.logits))) + c.gamma * 2 * s1
     return {"scores0": s0, "A0": 2 * s0, "scores1": s1, "A1": 2 * s1, "probs": 2 * logits}

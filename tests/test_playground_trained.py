@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import playground as hook  # docs/hooks/playground.py, on sys.path through conftest.py
 import pytest
-from configs import texts
+from configs import rounding_bound, texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +29,7 @@ from rope_explained import trained
 from rope_explained.examples import ALPHA_RANGE, BASE_RANGE, HEATMAP_MAX_LETTERS
 from rope_explained.figures.trained import ABLATIONS
 from rope_explained.heads import HEADS
+from rope_explained.model import Config
 from rope_explained.rope import SCALING_METHODS
 from rope_explained.task import batch
 
@@ -84,15 +85,17 @@ def decode(array: dict) -> np.ndarray:
     return np.frombuffer(raw, dtype="<" + kind).astype(np.float64).reshape(array["shape"])
 
 
-def assert_agrees(js: dict, ref, keys=KEYS) -> None:
-    """js (a run_js result) equals the package's trace to TOL, scores relative to their size."""
+def assert_agrees(js: dict, ref, keys=KEYS, bound: dict | None = None) -> None:
+    """js (a run_js result) equals the package's trace to TOL, scores relative to their size,
+    or to ``bound[k]`` where that is larger (:func:`configs.rounding_bound`)."""
     assert js["tokens"] == ref.tokens and js["T"] == len(ref.tokens)
     for k in keys:
         want = getattr(ref, k)
         got = js[k].reshape(want.shape)
         scale = max(1.0, float(np.abs(want).max())) if k.startswith("scores") else 1.0
         err = float(np.abs(got - want).max())
-        assert err <= TOL * scale, f"{k}: max |js - package| = {err:.3g}"
+        allowed = max(TOL * scale, (bound or {}).get(k, 0.0))
+        assert err <= allowed, f"{k}: max |js - package| = {err:.3g}"
 
 
 # --- the files the build writes ---------------------------------------------------------------
@@ -242,23 +245,27 @@ def test_js_hand_built_with_zero_pairs_agrees_with_trained_forward(
     tpage, config, text, zero, scaling
 ):
     """The hand-built fast path with zero_pairs (forward, and predictLast's last row) against
-    trained.forward on trained.hand_built(**config): the same model with the same pairs zeroed."""
+    trained.forward on trained.hand_built(**config): the same model with the same pairs zeroed,
+    to TOL, or to the rounding bound of the package's own numbers where that is larger (at
+    alpha near 1000 on a long text, the softmax of layer 0 turns 1e-13 of an angle into 1e-9 of
+    a probability): :func:`configs.rounding_bound`."""
     ref = trained.forward(trained.hand_built(**config), text, zero_pairs=zero, **scaling)
+    bound = rounding_bound(ref, Config(**config, **scaling))
     js = run_js(tpage, "forward", [text, as_js({**config, **scaling, "zero_pairs": zero})])
-    assert_agrees(js, ref)
+    assert_agrees(js, ref, bound=bound)
     keys = ("probs", "attention1", "previous")
     last = run_js(
         tpage, "predictLast", [text, as_js({**config, **scaling, "zero_pairs": zero})], keys
     )
     T = len(ref.tokens)
     m = np.arange(1, T)
-    for k, want in (
-        ("probs", ref.probs[-1]),
-        ("attention1", ref.A1[-1]),
-        ("previous", ref.A0[m, m - 1]),
+    for k, name, want in (
+        ("probs", "probs", ref.probs[-1]),
+        ("attention1", "A1", ref.A1[-1]),
+        ("previous", "A0", ref.A0[m, m - 1]),
     ):
         err = float(np.abs(last[k] - want).max(initial=0.0))
-        assert err <= TOL, f"predictLast {k}: max |js - package| = {err:.3g}"
+        assert err <= max(TOL, bound[name]), f"predictLast {k}: max |js - package| = {err:.3g}"
 
 
 def test_js_predict_last_with_zero_pairs_on_a_long_text(tpage):
