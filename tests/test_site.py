@@ -7,6 +7,7 @@ and the pages. The static checks read the built HTML.
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from html.parser import HTMLParser
@@ -257,6 +258,11 @@ def test_instant_navigation_shows_the_new_page_math_only(
     assert link, f"no visible nav link from /{start} to /{target}"
     page.click("[data-test-target]")
     wait_for_page(page, site_url + target)
+    # The address changes before the content is swapped in: wait for the new page's title,
+    # which Material sets with its content.
+    html_text = (site_dir / target / "index.html").read_text(encoding="utf-8")
+    title = html.unescape(re.search(r"<title>(.*?)</title>", html_text, re.S).group(1))
+    page.wait_for_function("title => document.title === title", arg=title)
     page.wait_for_function("() => document.querySelectorAll('article .katex').length > 0")
     result = page.evaluate(
         """() => {
