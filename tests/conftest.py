@@ -204,12 +204,30 @@ ONE_THREAD_FIGURES = (
 
 @background("other_process_svgs")
 def _render_figures_again() -> Path:
-    """Every registered figure rendered by a separate Python process with another hash seed."""
+    """Every registered figure rendered again by two Python processes, each with a hash seed
+    of its own and every other figure (two, so that the rendering can use both cores when it
+    is the last job left)."""
+    from rope_explained.figures import load_all
+
     out = Path(tempfile.mkdtemp(prefix="rope-figures-"))
     CLEANUP.append(lambda: shutil.rmtree(out, ignore_errors=True))
-    env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(ROOT))
+    ids = sorted(load_all())
     cmd = [*YIELDING, sys.executable, "-c", ONE_THREAD_FIGURES, "--out", str(out)]
-    run_checked("python -m rope_explained.figures", cmd, env)
+    children = [
+        subprocess.Popen(
+            [*cmd, *ids[half::2]],
+            cwd=ROOT,
+            env=dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT)),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for half, seed in enumerate(("12345", "54321"))
+    ]
+    failed = [(child.returncode, err) for child in children for _, err in [child.communicate()]]
+    failed = [f"exit {code}:\n{err[-3000:]}" for code, err in failed if code != 0]
+    if failed:
+        pytest.fail("python -m rope_explained.figures failed: " + "\n".join(failed), pytrace=False)
     return out
 
 
