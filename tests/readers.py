@@ -297,12 +297,13 @@ class Tab:
     a renderer process each time, twice the work), that records what each page requested,
     logged and showed."""
 
-    def __init__(self, page, scripts: bool = True):
+    def __init__(self, page, scripts: bool = True, judged: dict[str, set[str]] | None = None):
         self.page = page
         self.scripts = scripts  # whether the page runs its scripts (the palette toggle needs them)
         self.record: dict | None = None  # the visit under way, if any
-        #: per palette, the looks whose contrast axe has judged on this tab's pages
-        self.judged: dict[str, set[str]] = {palette: set() for palette in SCHEMES}
+        #: per palette, the looks whose contrast axe has judged on the reader's pages so far (in
+        #: this tab, and in the reader's tab of the other browser, which shares it)
+        self.judged = judged if judged is not None else {palette: set() for palette in SCHEMES}
         log = self._log
         page.on("request", lambda r: log("requests", r.url))
         page.on("requestfailed", lambda r: log("failed", f"{r.url} ({r.failure})"))
@@ -386,6 +387,8 @@ async def _visit_every_page(site_url: str, paths: list[str], workers: int) -> di
     for visit in visits:
         queue.put_nowait(visit)
     out: dict[str, dict] = {view: {} for view in VIEWS}
+    # A look axe judged in one browser is judged for the reader's tab in the other too.
+    judged = {view: {palette: set() for palette in SCHEMES} for view in VIEWS}
     async with async_playwright() as pw:
 
         async def worker():
@@ -399,7 +402,7 @@ async def _visit_every_page(site_url: str, paths: list[str], workers: int) -> di
                         # a long page, loaded while every core is busy, may take long
                         context.set_default_timeout(TIMEOUT_MS)
                         scripts = VIEWS[view].get("java_script_enabled", True)
-                        tabs[view] = Tab(await context.new_page(), scripts)
+                        tabs[view] = Tab(await context.new_page(), scripts, judged[view])
                     with_axe = view == "desktop"
                     out[view][path] = await tabs[view].visit(
                         site_url + path, axe_script if with_axe else None
