@@ -267,6 +267,53 @@ SETTLED = (
     ".filter(a => a.effect && a.effect.getComputedTiming().endTime < Infinity)"
     ".forEach(a => a.finish())"
 )
+#: How a page sets its reading text (tests/test_reading.py), measured by the readers with
+#: scripts: the body text's size and each explanation box's, and, for each display equation, the
+#: band under the formula and where its copy button sits in its box.
+READING = r"""
+() => {
+  const text = document.querySelector('article p');
+  const body = text ? parseFloat(getComputedStyle(text).fontSize) : null;
+  const boxes = [...document.querySelectorAll(
+    'article .admonition.what, article .admonition.why, article .admonition.whatif, ' +
+    'article details.what, article details.why, article details.whatif')];
+  const box = el => el.getBoundingClientRect();
+  const equations = [...document.querySelectorAll('article div.arithmatex')]
+    .filter(el => el.querySelector(':scope > .katex-display'))
+    .map(el => {
+      const formula = box(el.querySelector(':scope > .katex-display'));
+      const copy = el.querySelector(':scope > .rope-copy-tex');
+      const own = box(el);
+      if (!copy) return {id: el.id, band: own.height - formula.height, button: false};
+      const button = box(copy);
+      return {id: el.id, band: own.height - formula.height, button: true,
+              top: button.top - own.top,
+              left: button.left - own.left, right: own.right - button.right,
+              bottom: own.bottom - button.top};
+    });
+  return {body, boxes: boxes.map(el => parseFloat(getComputedStyle(el).fontSize)), equations};
+}
+"""
+
+#: What the theme adds to the header for a versioned site (mike's versions.json): a version
+#: selector after the site's title. A plain build has no versions, so the readers with scripts
+#: add the same markup, once the rest of a visit is done, and let the page's style sheets lay
+#: it out: whether the site's title still shows whole (tests/test_reading.py).
+VERSIONED_HEADER = r"""
+() => {
+  const topic = document.querySelector('.md-header__topic');
+  topic.insertAdjacentHTML('beforeend',
+    '<div class="md-version"><button class="md-version__current" ' +
+    'aria-label="Select version">0.1.0</button><ul class="md-version__list">' +
+    '<li class="md-version__item"><a class="md-version__link" href="#">0.1.0</a></li>' +
+    '</ul></div>');
+  const title = topic.querySelector('.md-ellipsis');
+  const version = topic.querySelector('.md-version').getBoundingClientRect();
+  const header = document.querySelector('.md-header').getBoundingClientRect();
+  return {shown: title.clientWidth, needed: title.scrollWidth, versionWidth: version.width,
+          inHeader: version.bottom <= header.bottom};
+}
+"""
 #: Whether the page shows the palette ``scheme`` (for ``wait_for_function(..., arg=scheme)``).
 SHOWS_SCHEME = "scheme => document.body.dataset.mdColorScheme === scheme"
 
@@ -321,17 +368,29 @@ class Tab:
         and, given ``axe_script``, what axe found in each palette,
         ``record["axe"][palette] = [scheme, violations]``, the palette every rule ran in
         (``record["every_rule"]``), and how many texts it checked for
-        contrast (``record["looks"][palette]``)."""
+        contrast (``record["looks"][palette]``); with the scripts, how the page sets its
+        reading text (``record["reading"]``, :data:`READING`) and the header of a versioned
+        site (``record["versioned_header"]``, :data:`VERSIONED_HEADER`)."""
         page = self.page
         # Leave the page before: what it still had under way ends here, unrecorded.
         await page.goto("about:blank")
         self.record = record = {"requests": [], "failed": [], "console": []}
         await page.goto(url, wait_until="load")
         record.update(await page.evaluate(PAGE_PROBE))
+        if self.scripts:
+            record["reading"] = await page.evaluate(READING)
         self.record = None  # what the reader's visit produced, before axe touches the page
         measure = record["figures"] > 0 and self.scripts
-        if not (measure or axe_script):
-            return record
+        if measure or axe_script:
+            await self._palettes(record, measure, axe_script)
+        if self.scripts:  # last: it changes the page
+            record["versioned_header"] = await page.evaluate(VERSIONED_HEADER)
+        return record
+
+    async def _palettes(self, record: dict, measure: bool, axe_script: str | None) -> None:
+        """The figures' boxes (if ``measure``) and axe's findings (given ``axe_script``) in each
+        palette, into ``record``."""
+        page = self.page
         record["figure_boxes"], record["axe"], record["looks"] = {}, {}, {}
         if axe_script is not None:
             await page.evaluate(axe_script)
@@ -350,7 +409,6 @@ class Tab:
                 record["axe"][palette], record["looks"][palette] = [scheme, violations], looks
                 if every_rule:
                     record["every_rule"] = palette
-        return record
 
     async def check(self, palette: str, every_rule: bool) -> tuple[str, list, dict]:
         """axe on the open page in ``palette``: the palette as the page reports it, the
