@@ -1,10 +1,11 @@
 """The print page's visit, shared by tests/test_print.py and the handout's background job.
 
-``python tests/print_visit.py SITE_URL OUT.pdf``: in a process of its own (conftest.py's job
-``site_pdf``), open the print page of the site served at ``SITE_URL``, record the visit, print
-the handout to ``OUT.pdf`` and its chapters' PDFs to the folder ``pdf`` beside it (as
-``make pdf`` does), and write the visit, with what was printed and the controls that print,
-to ``OUT.json``.
+``python tests/print_visit.py SITE_URL OUT.pdf [BASE_URL ...]``: in a process of its own
+(tests/test_print.py's job ``site_pdf``), open the print page of the site served at
+``SITE_URL``, record the visit, print the handout to ``OUT.pdf`` and its chapters' PDFs to the
+folder ``pdf`` beside it (as ``make pdf`` does); then visit the print page of the same site
+served at each ``BASE_URL`` (``visit["elsewhere"]``); and write the visit, with what was
+printed and the controls that print, to ``OUT.json``.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from tools.browser import launch_chromium
 
-    site_url, out = argv if argv is not None else sys.argv[1:]
+    site_url, out, *elsewhere = argv if argv is not None else sys.argv[1:]
     out = Path(out)
 
     def then(page) -> list:
@@ -96,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         browser = launch_chromium(p)
         try:
             visit = open_print_page(browser, site_url + print_pdf.PRINT_PAGE, then=then)
+            visit["elsewhere"] = [
+                open_print_page(browser, base + print_pdf.PRINT_PAGE) for base in elsewhere
+            ]
         finally:
             browser.close()
     out.with_suffix(".json").write_text(json.dumps(visit, default=str), encoding="utf-8")

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import html
 import json
 import os
@@ -26,12 +25,14 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 from conftest import CLEANUP, YIELDING, background, job_result, run_checked
-from print_visit import CONTROLS_SHOWN, open_print_page
+from print_visit import CONTROLS_SHOWN
 
 from tools import print_pdf
 from tools.browser import serve_in_child
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Where a mike deploy on a project's Pages holds a version: the site's own folder.
+VERSION_FOLDER = "rope-explained/0.1.0"
 RAW_TEX = ("\\frac", "\\theta", "\\tag", "\\mathrm", "\\left", "$$", "\\(", "\\[")
 
 
@@ -138,13 +139,20 @@ def _print_the_site(site_build, site_server) -> dict:
 
     The print page's visit is recorded first (its requests, errors and table of contents), for
     :func:`test_print_page_served_anywhere_asks_only_for_what_is_there`; the PDFs are then
-    printed from the same page, as ``make pdf`` prints them once the page has loaded."""
+    printed from the same page, as ``make pdf`` prints them once the page has loaded; last, the
+    print page of the same site served from :data:`VERSION_FOLDER` is visited, for that test."""
     folder = Path(tempfile.mkdtemp(prefix="rope-pdf-"))
     CLEANUP.append(lambda: shutil.rmtree(folder, ignore_errors=True))
     out = folder / "rope-explained.pdf"
+    # the same site in a folder as a mike deploy on a project's Pages holds it
+    served = folder / "served"
+    (served / "rope-explained").mkdir(parents=True)
+    (served / VERSION_FOLDER).symlink_to(site_build[0].resolve(), target_is_directory=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     printer = [sys.executable, str(Path(__file__).with_name("print_visit.py"))]
-    run_checked("printing the handout", [*YIELDING, *printer, site_server, str(out)], env)
+    with serve_in_child(served) as elsewhere:
+        cmd = [*YIELDING, *printer, site_server, str(out), elsewhere + VERSION_FOLDER + "/"]
+        run_checked("printing the handout", cmd, env)
     read = [sys.executable, str(Path(__file__).with_name("pdf_text.py")), str(out)]
     run_checked("reading the handout", [*YIELDING, *read, str(folder / "pages.json")], env)
     pages = json.loads((folder / "pages.json").read_text(encoding="utf-8"))
@@ -696,29 +704,14 @@ def test_print_page_cross_references_name_their_targets(site_dir):
 # ------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def version_folder(site_dir, tmp_path_factory) -> Path:
-    """A folder that holds the built site as ``rope-explained/0.1.0/`` (a mike deploy's layout)."""
-    root = tmp_path_factory.mktemp("served")
-    (root / "rope-explained").mkdir()
-    (root / "rope-explained" / "0.1.0").symlink_to(site_dir.resolve(), target_is_directory=True)
-    return root
-
-
 @pytest.mark.parametrize("where", ["root", "version folder"])
-def test_print_page_served_anywhere_asks_only_for_what_is_there(
-    where, site_url, version_folder, browser, site_pdf
-):
+def test_print_page_served_anywhere_asks_only_for_what_is_there(where, site_pdf):
     """No request to a wrong address, no console error, nothing from another host, whether
     the print page is served at the site's root (the visit the PDF is printed from) or from
-    ``/rope-explained/0.1.0/``."""
-    with contextlib.ExitStack() as stack:
-        if where == "root":
-            base, seen = site_url, site_pdf["visit"]
-        else:
-            base = stack.enter_context(serve_in_child(version_folder)) + "rope-explained/0.1.0/"
-            seen = open_print_page(browser, base + "print_page/")
-    prefix = urlsplit(base).path
+    ``/rope-explained/0.1.0/`` (both visited by the job :func:`_print_the_site`)."""
+    visit = site_pdf["visit"]
+    seen = visit if where == "root" else visit["elsewhere"][0]
+    prefix = "/" if where == "root" else f"/{VERSION_FOLDER}/"
     assert seen["failed"] == [], f"{where}: failed requests {seen['failed']}"
     assert seen["errors"] == [], f"{where}: console errors {seen['errors']}"
     foreign = [u for u in seen["requests"] if urlsplit(u).hostname != "127.0.0.1"]
