@@ -213,21 +213,14 @@ def _render_figures_again() -> Path:
     CLEANUP.append(lambda: shutil.rmtree(out, ignore_errors=True))
     ids = sorted(load_all())
     cmd = [*YIELDING, sys.executable, "-c", ONE_THREAD_FIGURES, "--out", str(out)]
-    children = [
-        subprocess.Popen(
-            [*cmd, *ids[half::2]],
-            cwd=ROOT,
-            env=dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT)),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for half, seed in enumerate(("12345", "54321"))
-    ]
-    failed = [(child.returncode, err) for child in children for _, err in [child.communicate()]]
-    failed = [f"exit {code}:\n{err[-3000:]}" for code, err in failed if code != 0]
-    if failed:
-        pytest.fail("python -m rope_explained.figures failed: " + "\n".join(failed), pytrace=False)
+
+    def render(half: int, seed: str) -> None:
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT))
+        run_checked("python -m rope_explained.figures", [*cmd, *ids[half::2]], env)
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        for done in [pool.submit(render, 0, "12345"), pool.submit(render, 1, "54321")]:
+            done.result()
     return out
 
 

@@ -1,4 +1,4 @@
-"""The print page's visit, shared by tests/test_print.py and the handout's background job.
+"""The print page's visit and the handout's printing, for tests/test_print.py's background job.
 
 ``python tests/print_visit.py SITE_URL OUT.pdf [BASE_URL ...]``: in a process of its own
 (tests/test_print.py's job ``site_pdf``), open the print page of the site served at

@@ -19,24 +19,18 @@ READER = {360: "phone", 1280: "desktop"}
 
 @pytest.fixture(scope="module")
 def measured(views) -> dict:
-    """How every page sets its reading text at each width, ``{(width, path): READING}``, and
-    the versioned header on the phone, ``{(360, path, "header"): ...}``, from the readers'
-    visits (readers.READING, readers.VERSIONED_HEADER)."""
-    out = {}
-    for width, reader in READER.items():
-        for path, seen in views[reader].items():
-            out[width, path] = seen["reading"]
-            out[width, path, "header"] = seen["versioned_header"]
-    return out
+    """What the reader of each width saw of every page, ``{width: {path: record}}``: the
+    reading text (``record["reading"]``, readers.READING) and the versioned header
+    (``record["versioned_header"]``, readers.VERSIONED_HEADER)."""
+    return {width: views[reader] for width, reader in READER.items()}
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_explanation_boxes_are_set_at_body_size(measured, width):
     """On every page, and on each of :data:`PAGES`, which has boxes of every kind."""
-    paths = [path for (w, path, *rest) in measured if w == width and not rest]
-    assert set(PAGES) <= set(paths)
-    for path in paths:
-        seen = measured[width, path]
+    assert set(PAGES) <= set(measured[width])
+    for path, record in measured[width].items():
+        seen = record["reading"]
         if path in PAGES:
             assert seen["boxes"], f"{path}: no What / Why / What-if box found"
         if seen["boxes"]:
@@ -47,9 +41,8 @@ def test_explanation_boxes_are_set_at_body_size(measured, width):
 @pytest.mark.parametrize("width", WIDTHS)
 def test_display_equations_leave_no_band_and_keep_their_copy_button(measured, width):
     """On every page; each of :data:`PAGES` has display equations."""
-    paths = [path for (w, path, *rest) in measured if w == width and not rest]
-    for path in paths:
-        equations = measured[width, path]["equations"]
+    for path, record in measured[width].items():
+        equations = record["reading"]["equations"]
         if path in PAGES:
             assert equations, path
         for eq in equations:
@@ -63,8 +56,8 @@ def test_display_equations_leave_no_band_and_keep_their_copy_button(measured, wi
 
 def test_the_phone_header_shows_the_whole_title_beside_the_version(measured):
     """On every page at 360 px, with the version selector a versioned site adds."""
-    headers = {k[1]: v for k, v in measured.items() if k[0] == 360 and k[2:] == ("header",)}
-    assert headers
-    for path, header in headers.items():
+    assert measured[360]
+    for path, record in measured[360].items():
+        header = record["versioned_header"]
         assert header["versionWidth"] > 0 and header["inHeader"], (path, header)
         assert header["needed"] <= header["shown"], f"{path}: title cut: {header}"

@@ -13,6 +13,7 @@ import http.server
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,18 +118,17 @@ def serve_in_child(directory: str | Path, port: int = 0) -> Iterator[str]:
         raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
     cmd = [sys.executable, "-m", "tools.browser", str(directory), "--port", str(port)]
     root = Path(__file__).resolve().parent.parent
+    # its errors go to a file: a pipe nobody reads while it serves could fill and stop it
+    errors = tempfile.TemporaryFile(mode="w+")
     child = subprocess.Popen(
-        cmd,
-        cwd=root,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        cmd, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True
     )
     try:
         url = child.stdout.readline().strip()
         if not url:
-            raise OSError(f"the server of {directory} did not start: {child.stderr.read().strip()}")
+            child.wait(timeout=30)
+            errors.seek(0)
+            raise OSError(f"the server of {directory} did not start: {errors.read().strip()}")
         yield url
     finally:
         child.stdin.close()  # the server stops when its input ends
@@ -138,7 +138,7 @@ def serve_in_child(directory: str | Path, port: int = 0) -> Iterator[str]:
             child.kill()
             child.wait()
         child.stdout.close()
-        child.stderr.close()
+        errors.close()
 
 
 def main(argv: list[str] | None = None) -> int:
