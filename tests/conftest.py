@@ -2,8 +2,8 @@
 
 * ``site_dir``: the site built with ``mkdocs build --strict`` into a temporary folder.
 * ``site_url``: that folder served on ``http://127.0.0.1:<port>/`` (base URL, trailing ``/``).
-* ``browser``: Debian's Chromium driven by Playwright (``$CHROMIUM``, default
-  ``/usr/bin/chromium``); a missing browser fails the tests that need it.
+* ``browser``: Debian's Chromium driven by Playwright (``$CHROMIUM``, default its headless
+  shell: ``tools.browser.CHROMIUM_DEFAULTS``); a missing browser fails the tests that need it.
 * ``content_pages``: the site paths of the content pages (``""``, ``"equations/rope/"``, ...):
   every page except the API reference and the 404 page.
 * ``site_pages``: the site paths of every HTML page of the built site except ``404.html``.

@@ -27,6 +27,7 @@ import pytest
 from conftest import CLEANUP, YIELDING, background, job_result, run_checked
 from print_visit import CONTROLS_SHOWN
 
+from tools import browser as browser_tools
 from tools import print_pdf
 from tools.browser import serve_in_child
 
@@ -407,6 +408,21 @@ def test_make_pdf_runs_the_print_module():
     )
     assert proc.returncode == 0, proc.stderr
     assert "-m tools.print_pdf site rope-explained.pdf --chapters pdf" in proc.stdout
+
+
+def test_chromium_is_the_headless_shell_else_the_browser_else_a_clear_error(monkeypatch, tmp_path):
+    shell, full = tmp_path / "chromium-headless-shell", tmp_path / "chromium"
+    monkeypatch.setattr(browser_tools, "CHROMIUM_DEFAULTS", (str(shell), str(full)))
+    monkeypatch.delenv("CHROMIUM", raising=False)
+    with pytest.raises(FileNotFoundError, match="chromium-headless-shell.*CHROMIUM="):
+        browser_tools.chromium_path()
+    full.touch()
+    assert browser_tools.chromium_path() == str(full)
+    shell.touch()
+    assert browser_tools.chromium_path() == str(shell)
+    monkeypatch.setenv("CHROMIUM", str(tmp_path / "elsewhere"))  # set: used, or refused
+    with pytest.raises(FileNotFoundError, match="elsewhere"):
+        browser_tools.chromium_path()
 
 
 def test_pdf_of_the_whole_site(site_pdf, site_dir, content_pages, summary):

@@ -1,8 +1,9 @@
 """Serve a built site on loopback and drive Debian's Chromium: shared by the tests, the PDF
 printer and the benchmarks.
 
-Chromium comes from ``CHROMIUM`` (default ``/usr/bin/chromium``); Playwright's own browser
-download is never used.
+Chromium comes from ``CHROMIUM`` (default: Debian's headless shell of Chromium,
+``/usr/bin/chromium-headless-shell``, else Debian's Chromium, ``/usr/bin/chromium``);
+Playwright's own browser download is never used.
 """
 
 from __future__ import annotations
@@ -67,17 +68,27 @@ def serve(directory: str | Path, port: int = 0) -> Iterator[str]:
         server.server_close()
 
 
+#: Where Debian installs Chromium, the first that exists the default: its headless shell
+#: (package ``chromium-headless-shell``: the engine without the browser's window, tabs and
+#: profile, which loads and prints pages for less work than the full browser run headless), then
+#: the browser itself (package ``chromium``).
+CHROMIUM_DEFAULTS = ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium")
+
+
 def chromium_path() -> str:
-    """The Chromium binary: ``CHROMIUM`` (default ``/usr/bin/chromium``).
+    """The Chromium binary: ``CHROMIUM`` if set, else the first of :data:`CHROMIUM_DEFAULTS`
+    that exists.
 
     Raises:
         FileNotFoundError: If there is no Chromium at that path.
     """
-    path = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    path = os.environ.get("CHROMIUM") or next(
+        (p for p in CHROMIUM_DEFAULTS if Path(p).is_file()), CHROMIUM_DEFAULTS[0]
+    )
     if not Path(path).is_file():
         raise FileNotFoundError(
-            f"Chromium not found at {path!r}: install it (Debian: apt-get install chromium) "
-            f"or set CHROMIUM=/path/to/chromium"
+            f"Chromium not found at {path!r}: install it (Debian: apt-get install "
+            f"chromium-headless-shell) or set CHROMIUM=/path/to/chromium"
         )
     return path
 

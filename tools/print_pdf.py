@@ -8,7 +8,8 @@ writer: a tagged PDF whose bookmarks are the headings, with running heads (the p
 printed twice so that its contents can give the page of each entry. pypdf then cuts one PDF per
 chapter out of it (``pdf/ID.pdf`` beside the handout: the addresses the site links them at, see
 ``docs/hooks/handout.py``). It needs no MkDocs, only Playwright's Python package, pypdf and a
-Chromium binary (``CHROMIUM``, default ``/usr/bin/chromium``; no browser download).
+Chromium binary (``CHROMIUM``, default :data:`tools.browser.CHROMIUM_DEFAULTS`; no browser
+download).
 
 Usage::
 
