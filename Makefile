@@ -6,6 +6,9 @@ STAMP  := $(VENV)/.installed
 # Exact, hashed installs: pip installs the pinned uv (requirements/uv.txt, every wheel hashed) into
 # the virtual environment, and uv installs the project (editable) and its extras exactly as
 # uv.lock has them. --locked: a uv.lock that no longer matches pyproject.toml is an error.
+# --compile-bytecode: the installed packages' bytecode is written once, at install; otherwise
+# each Python process (the site build, the tests, their browsers' drivers) compiles every module
+# it imports afresh where PYTHONDONTWRITEBYTECODE is set, as in many containers.
 UV_REQUIREMENTS := requirements/uv.txt
 NODE_STAMP := node_modules/.installed
 CHROMIUM ?= /usr/bin/chromium-headless-shell
@@ -18,7 +21,7 @@ $(STAMP): pyproject.toml uv.lock $(UV_REQUIREMENTS)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed; set PYTHON=python3.11")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --require-hashes --only-binary :all: -r $(UV_REQUIREMENTS)
-	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --extra test --extra docs --quiet
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --compile-bytecode --extra test --extra docs --quiet
 	@touch $@
 
 # KaTeX comes from the npm registry: the build runs it (one Node process) to typeset every formula,
@@ -99,7 +102,7 @@ bench: setup browser
 TRAIN_RUNS := 0 1 2
 PIN := $(shell command -v taskset >/dev/null 2>&1 && echo taskset -c 0)
 train: $(STAMP)
-	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --extra test --extra docs --extra train --quiet
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --compile-bytecode --extra test --extra docs --extra train --quiet
 	@[ -n "$(PIN)" ] || echo "taskset not found: the runs use every CPU, and their bits may differ from the committed ones"
 	for seed in $(TRAIN_RUNS); do \
 	  $(PIN) $(BIN)/python training/train.py --seed $$seed || exit 1; \
