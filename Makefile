@@ -12,6 +12,9 @@ STAMP  := $(VENV)/.installed
 UV_REQUIREMENTS := requirements/uv.txt
 NODE_STAMP := node_modules/.installed
 CHROMIUM ?= /usr/bin/chromium-headless-shell
+# The Debian package `make browser` installs when CHROMIUM is missing: the full browser for a
+# path ending in /chromium, else the headless shell.
+CHROMIUM_PACKAGE := $(if $(filter %/chromium,$(CHROMIUM)),chromium,chromium-headless-shell)
 
 .PHONY: setup serve site test browser lint pdf bench train clean conformance
 
@@ -43,9 +46,9 @@ serve: setup
 browser:
 	@if [ ! -x "$(CHROMIUM)" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CHROMIUM_PACKAGE) >/dev/null; \
 	  else \
-	    echo "The browser tests need Chromium's headless shell at $(CHROMIUM): install it (Debian: sudo apt-get install chromium-headless-shell) or set CHROMIUM=/path/to/chromium"; exit 1; \
+	    echo "The browser tests need Chromium at $(CHROMIUM): install it (Debian: sudo apt-get install $(CHROMIUM_PACKAGE)) or set CHROMIUM=/path/to/chromium"; exit 1; \
 	  fi; \
 	fi
 
