@@ -224,10 +224,12 @@ def _render_figures_again() -> Path:
     return out
 
 
-#: The background jobs' results that take longest to come, latest last: a site test that waits
+#: The background jobs' results that take longest to come, in the order they come in a run of
+#: ``make test`` (the handout, the deploy with mike, the readers, then the second rendering of the
+#: figures, which has the most work to do beside the tests), latest last: a site test that waits
 #: for one runs after those that wait for none or for a quicker one, so that pytest's thread
-#: works while the browsers do.
-LATE_FIXTURES = ("other_process_svgs", "site_pdf", "views")
+#: works while the browsers and the second rendering do.
+LATE_FIXTURES = ("site_pdf", "deployed", "views", "other_process_svgs")
 
 
 def _lateness(item) -> int:
