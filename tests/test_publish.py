@@ -659,14 +659,9 @@ def _deploy_with_mike(site_build):
     env.update(GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@x.invalid")
     env.update(GIT_COMMITTER_NAME="T", GIT_COMMITTER_EMAIL="t@x.invalid")
     mike = _tool("mike")
-    for cmd in (
-        [*YIELDING, mike, "deploy", "--update-aliases", "0.1.0", "latest"],
-        [*YIELDING, mike, "set-default", "latest"],
-    ):
-        proc = _run(cmd, cwd=repo, env=env)
-        assert proc.returncode == 0, (
-            f"{' '.join(cmd[len(YIELDING) + 1 :])} failed:\n{proc.stderr[-4000:]}"
-        )
+    for args in (["deploy", "--update-aliases", "0.1.0", "latest"], ["set-default", "latest"]):
+        proc = _run([*YIELDING, mike, *args], cwd=repo, env=env)
+        assert proc.returncode == 0, f"{' '.join(args)} failed:\n{proc.stderr[-4000:]}"
     served = repo.parent / "gh-pages"
     served.mkdir()
     archive = subprocess.run(
